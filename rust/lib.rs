@@ -4,3 +4,20 @@
 //! `Done`, `Declined` or a refusal. The `ffi` module alone knows OCaml.
 
 pub mod dtype;
+#[cfg(not(nx_wip_off))]
+pub mod kinds;
+pub mod narrow;
+#[cfg(not(nx_wip_off))]
+pub mod reduce;
+pub mod arith;
+pub mod column;
+pub mod layout;
+pub mod ops;
+pub mod prog;
+pub mod cast;
+pub mod memio;
+pub mod answer;
+pub mod cpu;
+pub mod door;
+pub mod map;
+pub mod pool;

@@ -1,0 +1,241 @@
+//! Cast: the conversion of a column from one dtype into another, each value
+//! rounded once.
+//!
+//! The rules (`Nx_kernel.Prog.op1.Cast` documents them for OCaml):
+//! - into a float: an integer or a float rounds once to nearest, ties to
+//!   even (a narrow float rounds straight from the source's value); a
+//!   complex number gives its real part; a truth value gives 0 or 1;
+//! - into an integer: an integer wraps modulo 2^w; a float rounds toward
+//!   zero and saturates at the dtype's ends, a NaN giving 0; a complex number
+//!   gives its real part so; a truth value gives 0 or 1;
+//! - into bool or bit: whether the value is not zero (a NaN is not zero; a
+//!   complex number with either part not zero);
+//! - into a complex dtype: a real value gives the real part, +0 the
+//!   imaginary one; a complex value casts part by part.
+
+use crate::column::{wrap_i4, Col, C32, C64};
+use crate::dtype::{Dtype, Family};
+use crate::narrow::Narrow;
+
+/// A register scalar's view as a truth value, a float64 and the pair of
+/// parts, which the conversions start from.
+trait Source: Copy {
+    fn truth(self) -> bool;
+    fn re(self) -> f64;
+}
+
+macro_rules! real_source {
+    ($($t:ty),*) => {$(
+        impl Source for $t {
+            #[inline] fn truth(self) -> bool { self != (0 as $t) }
+            #[inline] fn re(self) -> f64 { self as f64 }
+        }
+    )*};
+}
+real_source!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+impl Source for bool {
+    #[inline]
+    fn truth(self) -> bool {
+        self
+    }
+    #[inline]
+    fn re(self) -> f64 {
+        self as u8 as f64
+    }
+}
+impl Source for C32 {
+    #[inline]
+    fn truth(self) -> bool {
+        self.re != 0.0 || self.im != 0.0
+    }
+    #[inline]
+    fn re(self) -> f64 {
+        self.re as f64
+    }
+}
+impl Source for C64 {
+    #[inline]
+    fn truth(self) -> bool {
+        self.re != 0.0 || self.im != 0.0
+    }
+    #[inline]
+    fn re(self) -> f64 {
+        self.re
+    }
+}
+
+fn each<T: Copy, U>(x: &[T], out: &mut [U], n: usize, f: impl Fn(T) -> U) {
+    for (o, &a) in out[..n].iter_mut().zip(&x[..n]) {
+        *o = f(a);
+    }
+}
+
+/// Converts between real register types with Rust's `as`, which wraps
+/// integers, rounds to nearest into floats and truncates and saturates
+/// floats into integers (NaN to 0): Cast's rules.
+macro_rules! real_to_real {
+    ($x:expr, $out:expr, $n:expr) => {{
+        macro_rules! into {
+            ($v:expr, $t:ty) => {
+                match $x {
+                    Col::Bool(x) => each(x, $v, $n, |a| a as u8 as $t),
+                    Col::I8(x) => each(x, $v, $n, |a| a as $t),
+                    Col::I16(x) => each(x, $v, $n, |a| a as $t),
+                    Col::I32(x) => each(x, $v, $n, |a| a as $t),
+                    Col::I64(x) => each(x, $v, $n, |a| a as $t),
+                    Col::U8(x) => each(x, $v, $n, |a| a as $t),
+                    Col::U16(x) => each(x, $v, $n, |a| a as $t),
+                    Col::U32(x) => each(x, $v, $n, |a| a as $t),
+                    Col::U64(x) => each(x, $v, $n, |a| a as $t),
+                    Col::F32(x) => each(x, $v, $n, |a| a as $t),
+                    Col::F64(x) => each(x, $v, $n, |a| a as $t),
+                    Col::C32(x) => each(x, $v, $n, |a| a.re as $t),
+                    Col::C64(x) => each(x, $v, $n, |a| a.re as $t),
+                }
+            };
+        }
+        match $out {
+            Col::I8(v) => into!(v, i8),
+            Col::I16(v) => into!(v, i16),
+            Col::I32(v) => into!(v, i32),
+            Col::I64(v) => into!(v, i64),
+            Col::U8(v) => into!(v, u8),
+            Col::U16(v) => into!(v, u16),
+            Col::U32(v) => into!(v, u32),
+            Col::U64(v) => into!(v, u64),
+            Col::F32(v) => into!(v, f32),
+            Col::F64(v) => into!(v, f64),
+            _ => unreachable!("real_to_real into a non-real column"),
+        }
+    }};
+}
+
+/// Applies `$f` to every value of any column `$x`, into the slice `$o`.
+macro_rules! from_any {
+    ($x:expr, $o:expr, $n:expr, $f:expr) => {
+        match $x {
+            Col::Bool(s) => each(s, $o, $n, $f),
+            Col::I8(s) => each(s, $o, $n, $f),
+            Col::I16(s) => each(s, $o, $n, $f),
+            Col::I32(s) => each(s, $o, $n, $f),
+            Col::I64(s) => each(s, $o, $n, $f),
+            Col::U8(s) => each(s, $o, $n, $f),
+            Col::U16(s) => each(s, $o, $n, $f),
+            Col::U32(s) => each(s, $o, $n, $f),
+            Col::U64(s) => each(s, $o, $n, $f),
+            Col::F32(s) => each(s, $o, $n, $f),
+            Col::F64(s) => each(s, $o, $n, $f),
+            Col::C32(s) => each(s, $o, $n, $f),
+            Col::C64(s) => each(s, $o, $n, $f),
+        }
+    };
+}
+
+/// Casts the first `n` values of `x`, of dtype `from`, into `out`, a column
+/// of dtype `to`.
+///
+/// A real value reaches a complex64 or a narrow float through float64, which
+/// holds every value but the wide integers exactly; for those the two
+/// roundings give the one rounding's result, float64's 53 bits being at
+/// least twice the target's and two more.
+pub fn cast(from: Dtype, to: Dtype, x: &Col, out: &mut Col, n: usize) {
+    match out {
+        Col::Bool(o) => from_any!(x, o, n, |a| Source::truth(a)),
+        Col::C32(o) => match x {
+            Col::C64(s) => each(s, o, n, |a| C32::new(a.re as f32, a.im as f32)),
+            Col::C32(s) => each(s, o, n, |a| a),
+            _ => from_any!(x, o, n, |a| C32::new(Source::re(a) as f32, 0.0)),
+        },
+        Col::C64(o) => match x {
+            Col::C32(s) => each(s, o, n, |a| C64::new(a.re as f64, a.im as f64)),
+            Col::C64(s) => each(s, o, n, |a| a),
+            _ => from_any!(x, o, n, |a| C64::new(Source::re(a), 0.0)),
+        },
+        Col::F32(o) if to.is_narrow_float() => {
+            let w = Narrow::of(to).expect("a narrow float dtype");
+            match x {
+                Col::F32(s) => each(s, o, n, |a| w.round_from_f32(a)),
+                _ => from_any!(x, o, n, |a| w.round_from_f64(Source::re(a))),
+            }
+        }
+        _ => {
+            real_to_real!(x, &mut *out, n);
+            if to.bits() == 4 {
+                settle_int4(from, to, out, n);
+            }
+        }
+    }
+}
+
+/// Brings an int4 or uint4 cast into its range: an integer or a truth value
+/// wraps modulo 16; a float or complex value, already truncated and
+/// saturated at the byte's ends, saturates at the 4-bit ends.
+fn settle_int4(from: Dtype, to: Dtype, out: &mut Col, n: usize) {
+    let saturate = matches!(from.family(), Family::Float | Family::Complex);
+    match (to, out) {
+        (Dtype::Int4, Col::I8(v)) => v[..n].iter_mut().for_each(|x| {
+            *x = if saturate { (*x).clamp(-8, 7) } else { wrap_i4(*x) }
+        }),
+        (Dtype::Uint4, Col::U8(v)) => v[..n].iter_mut().for_each(|x| {
+            *x = if saturate { (*x).min(15) } else { *x & 15 }
+        }),
+        _ => unreachable!("settle_int4 of a dtype of other than 4 bits"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cast1(from: Dtype, to: Dtype, x: Col) -> Col {
+        let n = x.len();
+        let mut out = Col::new(to, n);
+        cast(from, to, &x, &mut out, n);
+        out
+    }
+
+    #[test]
+    fn floats_into_integers_truncate_and_saturate() {
+        let x = Col::F64(vec![2.9, -2.9, 1e300, -1e300, f64::NAN, -0.0]);
+        assert_eq!(cast1(Dtype::Float64, Dtype::Int32, x.clone()), Col::I32(vec![2, -2, i32::MAX, i32::MIN, 0, 0]));
+        assert_eq!(cast1(Dtype::Float64, Dtype::Uint8, x.clone()), Col::U8(vec![2, 0, 255, 0, 0, 0]));
+        assert_eq!(cast1(Dtype::Float64, Dtype::Int4, x.clone()), Col::I8(vec![2, -2, 7, -8, 0, 0]));
+        assert_eq!(cast1(Dtype::Float64, Dtype::Uint4, x), Col::U8(vec![2, 0, 15, 0, 0, 0]));
+    }
+
+    #[test]
+    fn integers_wrap() {
+        let x = Col::I64(vec![300, -1, 17, i64::MIN]);
+        assert_eq!(cast1(Dtype::Int64, Dtype::Uint8, x.clone()), Col::U8(vec![44, 255, 17, 0]));
+        assert_eq!(cast1(Dtype::Int64, Dtype::Int4, x.clone()), Col::I8(vec![-4, -1, 1, 0]));
+        assert_eq!(cast1(Dtype::Int64, Dtype::Uint4, x), Col::U8(vec![12, 15, 1, 0]));
+    }
+
+    #[test]
+    fn truth_and_complex() {
+        let x = Col::C64(vec![C64::new(0.0, 0.0), C64::new(0.0, -1.0), C64::new(2.5, 9.0)]);
+        assert_eq!(cast1(Dtype::Complex128, Dtype::Bool, x.clone()), Col::Bool(vec![false, true, true]));
+        assert_eq!(cast1(Dtype::Complex128, Dtype::Int8, x.clone()), Col::I8(vec![0, 0, 2]));
+        let f = Col::F32(vec![f32::NAN, -0.0, 3.0]);
+        assert_eq!(cast1(Dtype::Float32, Dtype::Bit, f), Col::Bool(vec![true, false, true]));
+        let c = cast1(Dtype::Int64, Dtype::Complex64, Col::I64(vec![(1 << 40) + 1]));
+        assert_eq!(c, Col::C32(vec![C32::new((1u64 << 40) as f32, 0.0)]));
+    }
+
+    #[test]
+    fn wide_integers_round_once_to_nearest() {
+        // 2^24 + 1 is a tie in float32: to even, 2^24.
+        let x = Col::I64(vec![(1 << 24) + 1, (1 << 24) + 3, i64::MAX]);
+        assert_eq!(
+            cast1(Dtype::Int64, Dtype::Float32, x),
+            Col::F32(vec![16777216.0, 16777220.0, 9223372036854775808.0])
+        );
+        // float16: 2049 is a tie between 2048 and 2050: to even, 2048; 2051 to 2052.
+        let h = cast1(Dtype::Int32, Dtype::Float16, Col::I32(vec![2049, 2051, 70000]));
+        assert_eq!(h, Col::F32(vec![2048.0, 2052.0, f32::INFINITY]));
+        // A float64 just above a float16 tie rounds up, where float32 first would tie to even.
+        let above = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+        let h = cast1(Dtype::Float64, Dtype::Float16, Col::F64(vec![above]));
+        assert_eq!(h, Col::F32(vec![1.0 + 2f32.powi(-10)]));
+    }
+}

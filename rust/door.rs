@@ -1,0 +1,119 @@
+//! The door: each kernel call claims the memory of its operands for its
+//! extent, reads on what it reads and writes on what it writes, so that calls
+//! from other domains never write memory that another call reads or writes.
+//!
+//! A call claims all its ranges at once or none of them, and waits while any
+//! conflicts with another call's (two ranges conflict where they share a byte
+//! and either is written). No call holds a claim while it waits for another,
+//! so calls never deadlock on claims. A call's own claims never conflict with
+//! each other: a kernel handles its own operands' overlaps.
+
+use std::sync::{Condvar, Mutex};
+
+/// A byte range of a call's operands, inclusive, and whether it is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Claim {
+    pub lo: usize,
+    pub hi: usize,
+    pub write: bool,
+}
+
+impl Claim {
+    fn conflicts(&self, other: &Claim) -> bool {
+        (self.write || other.write) && self.lo <= other.hi && other.lo <= self.hi
+    }
+}
+
+struct Held {
+    next_id: u64,
+    claims: Vec<(u64, Claim)>,
+}
+
+static HELD: Mutex<Held> = Mutex::new(Held { next_id: 0, claims: Vec::new() });
+static RELEASED: Condvar = Condvar::new();
+
+/// Claims held by one call; dropping it hands them back.
+pub struct Pass {
+    id: u64,
+}
+
+fn free(held: &Held, wanted: &[Claim]) -> bool {
+    !held.claims.iter().any(|(_, c)| wanted.iter().any(|w| w.conflicts(c)))
+}
+
+fn take(held: &mut Held, wanted: &[Claim]) -> Pass {
+    let id = held.next_id;
+    held.next_id += 1;
+    held.claims.extend(wanted.iter().map(|&c| (id, c)));
+    Pass { id }
+}
+
+/// Claims `wanted` if no other call's claims conflict with it now.
+pub fn try_enter(wanted: &[Claim]) -> Option<Pass> {
+    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    if free(&held, wanted) { Some(take(&mut held, wanted)) } else { None }
+}
+
+/// Claims `wanted`, waiting until no other call's claims conflict with it.
+pub fn enter(wanted: &[Claim]) -> Pass {
+    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    while !free(&held, wanted) {
+        held = RELEASED.wait(held).unwrap_or_else(|e| e.into_inner());
+    }
+    take(&mut held, wanted)
+}
+
+impl Drop for Pass {
+    fn drop(&mut self) {
+        let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+        held.claims.retain(|(id, _)| *id != self.id);
+        RELEASED.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    fn r(lo: usize, hi: usize) -> Claim {
+        Claim { lo, hi, write: false }
+    }
+    fn w(lo: usize, hi: usize) -> Claim {
+        Claim { lo, hi, write: true }
+    }
+
+    #[test]
+    fn readers_share_and_writers_exclude() {
+        // Addresses far from any other test's.
+        let base = 1 << 40;
+        let a = try_enter(&[r(base, base + 10)]).unwrap();
+        let b = try_enter(&[r(base + 5, base + 20), w(base + 100, base + 110)]).unwrap();
+        assert!(try_enter(&[w(base + 10, base + 10)]).is_none());
+        assert!(try_enter(&[r(base + 105, base + 106)]).is_none());
+        assert!(try_enter(&[w(base + 21, base + 99)]).is_some());
+        drop(a);
+        assert!(try_enter(&[w(base, base + 4)]).is_some());
+        drop(b);
+        // A call's own claims may overlap each other.
+        assert!(try_enter(&[w(base, base + 4), r(base, base + 4)]).is_some());
+    }
+
+    #[test]
+    fn a_waiting_writer_enters_when_the_reader_leaves() {
+        let base = 1 << 41;
+        let reader = enter(&[r(base, base + 8)]);
+        let entered = Arc::new(AtomicBool::new(false));
+        let e = entered.clone();
+        let t = std::thread::spawn(move || {
+            let _p = enter(&[w(base + 8, base + 9)]);
+            e.store(true, Ordering::SeqCst);
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(!entered.load(Ordering::SeqCst));
+        drop(reader);
+        t.join().unwrap();
+        assert!(entered.load(Ordering::SeqCst));
+    }
+}

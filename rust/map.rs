@@ -1,0 +1,391 @@
+//! `map`: a program evaluated at every index of its destinations' shape.
+//!
+//! A call is planned first ([`plan`]): every check is made and every refusal
+//! answered before any write. The plan's loop merges the axes that every
+//! operand steps through as one (unless a Coord node reads axes), runs its
+//! innermost axis in tiles of [`TILE`] elements, each node evaluated over a
+//! whole tile so a fused program makes one pass over memory, and splits the
+//! tiles among threads. Values never depend on the split.
+
+use crate::cast;
+use crate::column::Col;
+use crate::door::Claim;
+use crate::dtype::Dtype;
+use crate::layout::{Layout, Memory, View};
+use crate::memio;
+use crate::ops;
+use crate::pool;
+use crate::prog::{Node, Prog};
+
+/// Elements of a tile.
+pub const TILE: usize = 1024;
+
+/// The most operands (loads and destinations) whose tables a loop keeps in
+/// place; a loop of more keeps them on the heap for the call.
+pub const MAX_OPERANDS: usize = 16;
+
+/// Elements below which a loop runs on the calling thread alone.
+const PARALLEL_MIN: usize = 1 << 15;
+
+/// A table of per-operand values, in place up to [`MAX_OPERANDS`] entries
+/// and on the heap beyond.
+#[derive(Clone, Debug)]
+enum Table<T: Copy + Default> {
+    Inline([T; MAX_OPERANDS], usize),
+    Heap(Vec<T>),
+}
+
+impl<T: Copy + Default> Table<T> {
+    fn from_fn(n: usize, f: impl Fn(usize) -> T) -> Table<T> {
+        if n <= MAX_OPERANDS {
+            let mut a = [T::default(); MAX_OPERANDS];
+            a.iter_mut().take(n).enumerate().for_each(|(i, x)| *x = f(i));
+            Table::Inline(a, n)
+        } else {
+            Table::Heap((0..n).map(f).collect())
+        }
+    }
+    fn as_slice(&self) -> &[T] {
+        match self {
+            Table::Inline(a, n) => &a[..*n],
+            Table::Heap(v) => v,
+        }
+    }
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        match self {
+            Table::Inline(a, n) => &mut a[..*n],
+            Table::Heap(v) => v,
+        }
+    }
+}
+
+/// A checked map call, ready to run once its claims are held.
+pub struct Plan {
+    prog: Prog,
+    shape: Vec<usize>,
+    dsts: Vec<View>,
+    loads: Vec<View>,
+    /// Loads to read from a copy, because a destination overlaps them
+    /// otherwise than element for element.
+    copied: Vec<bool>,
+}
+
+/// Whether a layout maps two indices to one element (a destination must
+/// not): checked by the sufficient rule that, axes sorted by step, each step
+/// exceeds the reach of the smaller ones.
+fn self_overlaps(l: &Layout) -> bool {
+    let mut axes: Vec<(usize, usize)> = l
+        .shape
+        .iter()
+        .zip(&l.strides)
+        .filter(|(&n, _)| n > 1)
+        .map(|(&n, &s)| (s.unsigned_abs(), n))
+        .collect();
+    if l.shape.contains(&0) {
+        return false;
+    }
+    axes.sort();
+    let mut reach = 0usize;
+    for (step, n) in axes {
+        if step <= reach {
+            return true;
+        }
+        reach = reach.saturating_add(step.saturating_mul(n - 1));
+    }
+    false
+}
+
+/// Whether two views reach the same elements in the same order of bytes, so
+/// that reading one and writing the other element by element is safe.
+fn same_elements(a: &View, b: &View) -> bool {
+    a.memory.base == b.memory.base && a.layout.dtype.bits() == b.layout.dtype.bits() && {
+        let (la, lb) = (&a.layout, &b.layout);
+        la.shape == lb.shape && la.offset == lb.offset && la.strides == lb.strides
+    }
+}
+
+/// Checks a map call: the program against its loads and destinations, their
+/// shapes and dtypes, and the destinations' layouts.
+pub fn plan(prog: Prog, dsts: Vec<View>, loads: Vec<View>) -> Result<Plan, String> {
+    if dsts.len() != prog.outputs.len() {
+        return Err(format!(
+            "{} destinations for a program of {} outputs",
+            dsts.len(),
+            prog.outputs.len()
+        ));
+    }
+    if loads.len() != prog.operands.len() {
+        return Err(format!("{} loads for a program of {} operands", loads.len(), prog.operands.len()));
+    }
+    let shape = match (dsts.first(), loads.first()) {
+        (Some(d), _) => d.layout.shape.clone(),
+        (None, Some(l)) => l.layout.shape.clone(),
+        (None, None) => Vec::new(),
+    };
+    for (k, d) in dsts.iter().enumerate() {
+        let want = prog.output_dtype(k);
+        if d.layout.dtype != want {
+            return Err(format!(
+                "destination {k} is {} but output {k} is {}",
+                d.layout.dtype.name(),
+                want.name()
+            ));
+        }
+        if d.layout.shape != shape {
+            return Err(format!(
+                "destination {k} has shape {:?}, destination 0 {:?}",
+                d.layout.shape, shape
+            ));
+        }
+        if self_overlaps(&d.layout) {
+            return Err(format!("destination {k} maps several indices to one element"));
+        }
+        for (j, e) in dsts[..k].iter().enumerate() {
+            if d.overlaps(e) {
+                return Err(format!("destinations {j} and {k} overlap"));
+            }
+        }
+    }
+    for (i, l) in loads.iter().enumerate() {
+        if l.layout.dtype != prog.operands[i] {
+            return Err(format!(
+                "load {i} is {} but operand {i} is {}",
+                l.layout.dtype.name(),
+                prog.operands[i].name()
+            ));
+        }
+        if l.layout.shape != shape {
+            return Err(format!("load {i} has shape {:?}, the loop {:?}", l.layout.shape, shape));
+        }
+    }
+    if let Some(a) = prog.max_coord_axis() {
+        if a >= shape.len() {
+            return Err(format!("a Coord node reads axis {a} of a loop of rank {}", shape.len()));
+        }
+    }
+    let copied = loads
+        .iter()
+        .map(|l| dsts.iter().any(|d| d.overlaps(l) && !same_elements(d, l)))
+        .collect();
+    Ok(Plan { prog, shape, dsts, loads, copied })
+}
+
+impl Plan {
+    /// The memory the call reads and writes, for the door.
+    pub fn claims(&self) -> Vec<Claim> {
+        let range = |v: &View, write| v.byte_range().map(|(lo, hi)| Claim { lo, hi, write });
+        self.loads
+            .iter()
+            .filter_map(|v| range(v, false))
+            .chain(self.dsts.iter().filter_map(|v| range(v, true)))
+            .collect()
+    }
+
+    /// An upper estimate of the call's work, in bytes of a plain copy.
+    pub fn work(&self) -> usize {
+        let size: usize = self.shape.iter().product();
+        let bytes: usize = self
+            .loads
+            .iter()
+            .chain(&self.dsts)
+            .map(|v| v.layout.dtype.bits().div_ceil(8))
+            .sum();
+        size.saturating_mul(bytes + 4 * self.prog.nodes.len())
+    }
+
+    /// Runs the call. Its claims must be held.
+    pub fn run(mut self) -> Result<(), String> {
+        let size: usize = self.shape.iter().product();
+        if size == 0 || self.dsts.is_empty() {
+            return Ok(());
+        }
+        let mut scratch = Vec::new();
+        for i in 0..self.loads.len() {
+            if self.copied[i] {
+                let (view, buf) = copy_of(&self.loads[i])?;
+                self.loads[i] = view;
+                scratch.push(buf);
+            }
+        }
+        let lp = Loop::new(&self);
+        crate::cpu::run(|| lp.run(&self.prog))
+    }
+}
+
+/// A contiguous copy of a view in memory the call holds.
+fn copy_of(v: &View) -> Result<(View, Vec<u64>), String> {
+    let layout = Layout::contiguous(v.layout.dtype, &v.layout.shape);
+    let bytes = (layout.size() * layout.dtype.bits()).div_ceil(8);
+    let mut buf = vec![0u64; bytes.div_ceil(8)];
+    let memory = Memory { base: buf.as_mut_ptr() as *mut u8, bytes };
+    let copy = View::new(layout, memory)?;
+    let d = v.layout.dtype;
+    let id = Prog::new(vec![d], vec![Node::Load(0)], vec![0])?;
+    Loop::new(&Plan { prog: id.clone(), shape: v.layout.shape.clone(), dsts: vec![copy.clone()], loads: vec![v.clone()], copied: vec![false] })
+        .run(&id)?;
+    Ok((copy, buf))
+}
+
+/// The iteration of a plan: axes merged where they can be, the innermost one
+/// in tiles.
+struct Loop {
+    /// Extents of the outer axes (all but the innermost).
+    outer: Vec<usize>,
+    /// The innermost axis's extent.
+    inner: usize,
+    /// Per operand (destinations, then loads): memory, dtype, offset, the
+    /// outer strides and the inner stride.
+    mems: Vec<Memory>,
+    dtypes: Vec<Dtype>,
+    offsets: Vec<isize>,
+    outer_strides: Vec<Vec<isize>>,
+    inner_strides: Vec<isize>,
+    n_dsts: usize,
+}
+
+impl Loop {
+    fn new(p: &Plan) -> Loop {
+        let views: Vec<&View> = p.dsts.iter().chain(&p.loads).collect();
+        let mut shape = p.shape.clone();
+        let mut strides: Vec<Vec<isize>> = views.iter().map(|v| v.layout.strides.clone()).collect();
+        if p.prog.max_coord_axis().is_none() {
+            merge_axes(&mut shape, &mut strides);
+        }
+        let (inner, outer) = match shape.split_last() {
+            Some((&n, rest)) => (n, rest.to_vec()),
+            None => (1, Vec::new()),
+        };
+        let r = outer.len();
+        Loop {
+            outer,
+            inner,
+            mems: views.iter().map(|v| v.memory).collect(),
+            dtypes: views.iter().map(|v| v.layout.dtype).collect(),
+            offsets: views.iter().map(|v| v.layout.offset as isize).collect(),
+            inner_strides: strides.iter().map(|s| s.get(r).copied().unwrap_or(0)).collect(),
+            outer_strides: strides.into_iter().map(|s| s[..r].to_vec()).collect(),
+            n_dsts: p.dsts.len(),
+        }
+    }
+
+    fn run(&self, prog: &Prog) -> Result<(), String> {
+        let rows: usize = self.outer.iter().product();
+        let tiles = self.inner.div_ceil(TILE);
+        let items = rows * tiles;
+        let size = rows * self.inner;
+        let parts = if size < PARALLEL_MIN { 1 } else { (pool::threads() * 4).min(items) };
+        pool::run_parts(parts, |part| {
+            let (lo, hi) = (items * part / parts, items * (part + 1) / parts);
+            self.run_items(prog, lo, hi, tiles)
+        })
+    }
+
+    /// Runs work items `lo..hi`, item `i` being tile `i % tiles` of row
+    /// `i / tiles`.
+    fn run_items(&self, prog: &Prog, lo: usize, hi: usize, tiles: usize) {
+        let mut cols: Vec<Col> = prog.dtypes.iter().map(|&d| Col::new(d, TILE)).collect();
+        for (i, node) in prog.nodes.iter().enumerate() {
+            if let Node::Const(c) = node {
+                cols[i] = constant_column(c.dtype, c.lo, c.hi);
+            }
+        }
+        let n_ops = self.mems.len();
+        let mut base = Table::from_fn(n_ops, |_| 0isize);
+        let mut index = vec![0usize; self.outer.len()];
+        for item in lo..hi {
+            let (row, tile) = (item / tiles, item % tiles);
+            let mut rest = row;
+            for (a, &n) in self.outer.iter().enumerate().rev() {
+                index[a] = rest % n;
+                rest /= n;
+            }
+            let j0 = tile * TILE;
+            let n = TILE.min(self.inner - j0);
+            for (op, b) in base.as_mut_slice().iter_mut().enumerate() {
+                let s = &self.outer_strides[op];
+                let outer: isize = index.iter().zip(s).map(|(&i, &st)| i as isize * st).sum();
+                *b = self.offsets[op] + outer + j0 as isize * self.inner_strides[op];
+            }
+            let base = base.as_slice();
+            for i in 0..prog.nodes.len() {
+                let (done, rest) = cols.split_at_mut(i);
+                let out = &mut rest[0];
+                match prog.nodes[i] {
+                    Node::Load(k) => {
+                        let op = self.n_dsts + k;
+                        // SAFETY: the run lies in load k's layout, checked
+                        // against its memory by `View::new`; `out` is of its
+                        // dtype's register type.
+                        unsafe {
+                            memio::load(self.mems[op], self.dtypes[op], base[op], self.inner_strides[op], n, out)
+                        }
+                    }
+                    Node::Const(_) => {}
+                    Node::Coord(a) => {
+                        let Col::I64(v) = out else { unreachable!("Coord is int64") };
+                        if a == self.outer.len() {
+                            v[..n].iter_mut().enumerate().for_each(|(t, x)| *x = (j0 + t) as i64);
+                        } else {
+                            v[..n].fill(index[a] as i64);
+                        }
+                    }
+                    Node::Unary(k, x) => ops::unary(k, &done[x], out, n),
+                    Node::Binary(k, x, y) => ops::binary(k, prog.dtypes[x], &done[x], &done[y], out, n),
+                    Node::Where(c, x, y) => ops::select(&done[c], &done[x], &done[y], out, n),
+                    Node::Cast(d, x) => cast::cast(prog.dtypes[x], d, &done[x], out, n),
+                }
+                out.settle(prog.dtypes[i], n);
+            }
+            for (k, &o) in prog.outputs.iter().enumerate() {
+                // SAFETY: the run lies in destination k's checked layout; no
+                // other thread writes these elements (threads take distinct
+                // items, destinations do not overlap each other or map two
+                // indices to one element), and sub-byte writes are atomic.
+                unsafe { memio::store(self.mems[k], self.dtypes[k], base[k], self.inner_strides[k], n, &cols[o]) }
+            }
+        }
+    }
+}
+
+/// Merges neighbouring axes that every operand steps through as one, after
+/// dropping axes of extent 1.
+fn merge_axes(shape: &mut Vec<usize>, strides: &mut [Vec<isize>]) {
+    let keep: Vec<usize> = (0..shape.len()).filter(|&a| shape[a] != 1).collect();
+    let mut new_shape: Vec<usize> = Vec::new();
+    let mut new_strides: Vec<Vec<isize>> = vec![Vec::new(); strides.len()];
+    for a in keep {
+        let n = shape[a];
+        let mergeable = !new_shape.is_empty()
+            && strides.iter().zip(&new_strides).all(|(s, ns)| *ns.last().unwrap() == s[a] * n as isize);
+        if mergeable {
+            *new_shape.last_mut().unwrap() *= n;
+            for (s, ns) in strides.iter().zip(new_strides.iter_mut()) {
+                *ns.last_mut().unwrap() = s[a];
+            }
+        } else {
+            new_shape.push(n);
+            for (s, ns) in strides.iter().zip(new_strides.iter_mut()) {
+                ns.push(s[a]);
+            }
+        }
+    }
+    *shape = new_shape;
+    for (s, ns) in strides.iter_mut().zip(new_strides) {
+        *s = ns;
+    }
+}
+
+/// A column of [`TILE`] copies of a constant given by its memory bits.
+fn constant_column(d: Dtype, lo: u64, hi: u64) -> Col {
+    let words = [lo, hi];
+    let memory = Memory { base: words.as_ptr() as *mut u8, bytes: 16 };
+    let mut col = Col::new(d, TILE);
+    // SAFETY: element 0 of `d` lies in the 16 bytes of `words`, read only
+    // (step 0 reads it TILE times).
+    unsafe { memio::load(memory, d, 0, 0, TILE, &mut col) };
+    col
+}
+
+#[cfg(test)]
+#[path = "map_tests.rs"]
+mod tests;

@@ -1,0 +1,305 @@
+//! Tests of `map` against a slow reference: the same program evaluated one
+//! element at a time, at the element's own address, on awkward layouts
+//! (transposed, negative, broadcast, offset, sub-byte, zero-size, 0-d), with
+//! the bits compared across thread counts.
+
+use super::*;
+use crate::each_col;
+use crate::prog::{Binary, Constant, Unary};
+
+/// A buffer of random bytes and the memory it spans.
+struct Buf(Vec<u64>);
+
+impl Buf {
+    fn random(bytes: usize, seed: &mut u64) -> Buf {
+        Buf((0..bytes.div_ceil(8)).map(|_| next(seed)).collect())
+    }
+    fn zeros(bytes: usize) -> Buf {
+        Buf(vec![0; bytes.div_ceil(8)])
+    }
+    fn memory(&mut self) -> Memory {
+        Memory { base: self.0.as_mut_ptr() as *mut u8, bytes: self.0.len() * 8 }
+    }
+}
+
+fn next(s: &mut u64) -> u64 {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    *s
+}
+
+/// Layouts of `shape` over a buffer of `extent` elements: contiguous,
+/// transposed, reversed along axis 0, broadcast along axis 0, offset.
+fn layouts(d: Dtype, shape: &[usize]) -> Vec<(Layout, usize)> {
+    let c = Layout::contiguous(d, shape);
+    let size = c.size();
+    let mut out = vec![(c.clone(), size)];
+    if shape.len() >= 2 {
+        // Transposed: a contiguous array of the reversed shape, its axes reversed.
+        let rev: Vec<usize> = shape.iter().rev().copied().collect();
+        let t = Layout::contiguous(d, &rev);
+        out.push((Layout { dtype: d, shape: shape.to_vec(), strides: t.strides.iter().rev().copied().collect(), offset: 0 }, size));
+    }
+    if !shape.is_empty() && size > 0 {
+        let mut neg = c.clone();
+        neg.strides[0] = -neg.strides[0];
+        neg.offset = (shape[0] - 1) * c.strides[0] as usize;
+        out.push((neg, size));
+        let mut bc = c.clone();
+        bc.strides[0] = 0;
+        out.push((bc, size / shape[0]));
+        let mut off = c.clone();
+        off.offset = 3;
+        out.push((off, size + 3));
+    }
+    out
+}
+
+fn view(layout: Layout, buf: &mut Buf) -> View {
+    View::new(layout, buf.memory()).unwrap()
+}
+
+/// The reference: each element evaluated alone, at its own address.
+fn reference(prog: &Prog, dsts: &[View], loads: &[View]) {
+    let shape = dsts[0].layout.shape.clone();
+    let size: usize = shape.iter().product();
+    for flat in 0..size {
+        let mut idx = vec![0usize; shape.len()];
+        let mut r = flat;
+        for a in (0..shape.len()).rev() {
+            idx[a] = r % shape[a];
+            r /= shape[a];
+        }
+        let at = |l: &Layout| -> isize {
+            l.offset as isize + idx.iter().zip(&l.strides).map(|(&i, &s)| i as isize * s).sum::<isize>()
+        };
+        let mut cols: Vec<Col> = prog.dtypes.iter().map(|&d| Col::new(d, 1)).collect();
+        for i in 0..prog.nodes.len() {
+            let (done, rest) = cols.split_at_mut(i);
+            let out = &mut rest[0];
+            match prog.nodes[i] {
+                Node::Load(k) => unsafe {
+                    memio::load(loads[k].memory, loads[k].layout.dtype, at(&loads[k].layout), 0, 1, out)
+                },
+                Node::Const(c) => *out = { let mut t = constant_column(c.dtype, c.lo, c.hi); each_col!(&mut t, v => v.truncate(1)); t },
+                Node::Coord(a) => *out = Col::I64(vec![idx[a] as i64]),
+                Node::Unary(k, x) => ops::unary(k, &done[x], out, 1),
+                Node::Binary(k, x, y) => ops::binary(k, prog.dtypes[x], &done[x], &done[y], out, 1),
+                Node::Where(c, x, y) => ops::select(&done[c], &done[x], &done[y], out, 1),
+                Node::Cast(d, x) => cast::cast(prog.dtypes[x], d, &done[x], out, 1),
+            }
+            out.settle(prog.dtypes[i], 1);
+        }
+        for (k, &o) in prog.outputs.iter().enumerate() {
+            unsafe { memio::store(dsts[k].memory, dsts[k].layout.dtype, at(&dsts[k].layout), 0, 1, &cols[o]) }
+        }
+    }
+}
+
+/// Reads every element of a view as bits, in C order.
+fn bits_of(v: &View) -> Vec<u128> {
+    let l = &v.layout;
+    let c = Layout::contiguous(Dtype::Uint64, &l.shape);
+    let mut out = Buf::zeros(c.size() * 16 + 16);
+    // Copy through a program that casts nothing: load and store the same dtype.
+    let dst = View::new(Layout::contiguous(l.dtype, &l.shape), out.memory()).unwrap();
+    let id = Prog::new(vec![l.dtype], vec![Node::Load(0)], vec![0]).unwrap();
+    plan(id, vec![dst.clone()], vec![v.clone()]).unwrap().run().unwrap();
+    let n = l.size();
+    let bits = l.dtype.bits();
+    let bytes: Vec<u8> = out.0.iter().flat_map(|w| w.to_le_bytes()).collect();
+    (0..n)
+        .map(|i| {
+            let mut x = 0u128;
+            for b in 0..bits {
+                let at = i * bits + b;
+                x |= (((bytes[at / 8] >> (at % 8)) & 1) as u128) << b;
+            }
+            x
+        })
+        .collect()
+}
+
+/// The bits of an element, every NaN of a float or complex dtype made one
+/// value: the contract leaves a NaN result's sign and payload unspecified.
+fn nan_canonical(d: Dtype, bits: u128) -> u128 {
+    let nan = match d {
+        Dtype::Float32 => f32::from_bits(bits as u32).is_nan(),
+        Dtype::Float64 => f64::from_bits(bits as u64).is_nan(),
+        Dtype::Complex64 => {
+            f32::from_bits(bits as u32).is_nan() || f32::from_bits((bits >> 32) as u32).is_nan()
+        }
+        Dtype::Complex128 => {
+            f64::from_bits(bits as u64).is_nan() || f64::from_bits((bits >> 64) as u64).is_nan()
+        }
+        d if d.is_narrow_float() => crate::narrow::Narrow::of(d).unwrap().decode(bits as u16).is_nan(),
+        _ => false,
+    };
+    if nan { u128::MAX } else { bits }
+}
+
+/// Runs `prog` over loads of every layout, comparing with the reference
+/// under one and three threads.
+fn check(prog: Prog, shape: &[usize], seed: u64) {
+    let mut seed = seed | 1;
+    let n_loads = prog.operands.len();
+    for variant in 0..5 {
+        let mut bufs = Vec::new();
+        let mut loads = Vec::new();
+        for k in 0..n_loads {
+            let ls = layouts(prog.operands[k], shape);
+            let (l, extent) = ls[(variant + k) % ls.len()].clone();
+            let mut b = Buf::random((extent * l.dtype.bits()).div_ceil(8) + 8, &mut seed);
+            loads.push(view(l, &mut b));
+            bufs.push(b);
+        }
+        let mut want_bufs = Vec::new();
+        let mut want = Vec::new();
+        let mut got_bufs = Vec::new();
+        let mut got = Vec::new();
+        for k in 0..prog.outputs.len() {
+            let d = prog.output_dtype(k);
+            let ls: Vec<_> = layouts(d, shape).into_iter().filter(|(l, _)| !self_overlaps(l)).collect();
+            let (l, extent) = ls[(variant + k) % ls.len()].clone();
+            let bytes = (extent * d.bits()).div_ceil(8) + 8;
+            let mut a = Buf::zeros(bytes);
+            let mut b = Buf::zeros(bytes);
+            want.push(view(l.clone(), &mut a));
+            got.push(view(l, &mut b));
+            want_bufs.push(a);
+            got_bufs.push(b);
+        }
+        reference(&prog, &want, &loads);
+        for threads in [1, 3] {
+            pool::set_threads(threads).unwrap();
+            plan(prog.clone(), got.clone(), loads.clone()).unwrap().run().unwrap();
+            for k in 0..got.len() {
+                let d = got[k].layout.dtype;
+                let canon = |v: Vec<u128>| -> Vec<u128> { v.into_iter().map(|b| nan_canonical(d, b)).collect() };
+                let (g, w) = (canon(bits_of(&got[k])), canon(bits_of(&want[k])));
+                if let Some(i) = (0..g.len()).find(|&i| g[i] != w[i]) {
+                    panic!(
+                        "{:?}: output {k} element {i}: {:#x} where the reference has {:#x} \
+                         (variant {variant}, {threads} threads, shape {shape:?})",
+                        prog.nodes, g[i], w[i]
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn load_all(ds: &[Dtype]) -> Vec<Node> {
+    (0..ds.len()).map(Node::Load).collect()
+}
+
+#[test]
+fn casts_between_every_pair_of_dtypes() {
+    for &from in &Dtype::ALL {
+        for &to in &Dtype::ALL {
+            let p = Prog::new(vec![from], vec![Node::Load(0), Node::Cast(to, 0)], vec![1]).unwrap();
+            check(p, &[3, 37], from as u64 * 31 + to as u64);
+        }
+    }
+}
+
+#[test]
+fn arithmetic_and_comparisons_at_every_dtype() {
+    for &d in &Dtype::ALL {
+        for k in Binary::ALL {
+            let mut nodes = load_all(&[d, d]);
+            nodes.push(Node::Binary(k, 0, 1));
+            if let Ok(p) = Prog::new(vec![d, d], nodes, vec![2]) {
+                check(p, &[5, 1030], d as u64 * 97 + k as u64);
+            }
+        }
+        for k in Unary::ALL {
+            if let Ok(p) = Prog::new(vec![d], vec![Node::Load(0), Node::Unary(k, 0)], vec![1]) {
+                check(p, &[2, 3, 7], d as u64 * 89 + k as u64);
+            }
+        }
+    }
+}
+
+#[test]
+fn fused_programs_with_constants_coordinates_and_several_outputs() {
+    let f = Dtype::Float32;
+    let two = Constant { dtype: f, lo: 2f32.to_bits() as u64, hi: 0 };
+    // out0 = where(x < y, x * 2 + coord0, y); out1 = (float16) x
+    let nodes = vec![
+        Node::Load(0),
+        Node::Load(1),
+        Node::Const(two),
+        Node::Coord(0),
+        Node::Cast(f, 3),
+        Node::Binary(Binary::Mul, 0, 2),
+        Node::Binary(Binary::Add, 5, 4),
+        Node::Binary(Binary::Lt, 0, 1),
+        Node::Where(7, 6, 1),
+        Node::Cast(Dtype::Float16, 0),
+    ];
+    check(Prog::new(vec![f, f], nodes, vec![8, 9]).unwrap(), &[4, 2000], 7);
+}
+
+#[test]
+fn more_operands_than_the_table_holds() {
+    let n = MAX_OPERANDS + 5;
+    let d = Dtype::Int32;
+    let mut nodes = load_all(&vec![d; n]);
+    for i in 1..n {
+        let prev = if i == 1 { 0 } else { nodes.len() - 1 };
+        nodes.push(Node::Binary(Binary::Add, prev, i));
+    }
+    let last = nodes.len() - 1;
+    check(Prog::new(vec![d; n], nodes, vec![last, 3]).unwrap(), &[9, 11], 3);
+}
+
+#[test]
+fn zero_size_and_zero_d() {
+    let d = Dtype::Float64;
+    let p = Prog::new(vec![d], vec![Node::Load(0), Node::Unary(Unary::Neg, 0)], vec![1]).unwrap();
+    check(p.clone(), &[], 5);
+    check(p.clone(), &[0, 4], 5);
+    check(p, &[4, 0], 5);
+}
+
+#[test]
+fn refusals_name_the_problem() {
+    let d = Dtype::Float32;
+    let mut a = Buf::zeros(64);
+    let mut b = Buf::zeros(64);
+    let p = Prog::new(vec![d], vec![Node::Load(0)], vec![0]).unwrap();
+    let v = |buf: &mut Buf, shape: &[usize], dt| View::new(Layout::contiguous(dt, shape), buf.memory()).unwrap();
+    let e = |r: Result<Plan, String>| r.err().unwrap();
+    assert!(e(plan(p.clone(), vec![v(&mut a, &[4], d)], vec![v(&mut b, &[5], d)])).contains("shape"));
+    assert!(e(plan(p.clone(), vec![v(&mut a, &[4], Dtype::Int32)], vec![v(&mut b, &[4], d)])).contains("int32"));
+    assert!(e(plan(p.clone(), vec![], vec![v(&mut b, &[4], d)])).contains("destinations"));
+    let bc = View::new(Layout { dtype: d, shape: vec![4], strides: vec![0], offset: 0 }, a.memory()).unwrap();
+    assert!(e(plan(p.clone(), vec![bc], vec![v(&mut b, &[4], d)])).contains("several indices"));
+    let half = View::new(Layout { dtype: d, shape: vec![4], strides: vec![1], offset: 2 }, a.memory()).unwrap();
+    let p2 = Prog::new(vec![d], vec![Node::Load(0)], vec![0, 0]).unwrap();
+    assert!(e(plan(p2, vec![v(&mut a, &[4], d), half], vec![v(&mut b, &[4], d)])).contains("overlap"));
+    let pc = Prog::new(vec![], vec![Node::Coord(1)], vec![0]).unwrap();
+    assert!(e(plan(pc, vec![v(&mut a, &[4], Dtype::Int64)], vec![])).contains("axis 1"));
+}
+
+#[test]
+fn destinations_aliasing_loads_give_fresh_results() {
+    // y[i] = x[i] + x[i+1] computed in place over a shifted view of x itself.
+    let d = Dtype::Int32;
+    let n = 3000;
+    let mut buf = Buf::zeros(4 * (n + 1));
+    let m = buf.memory();
+    for i in 0..=n {
+        unsafe { (m.base as *mut i32).add(i).write(i as i32 * 3) };
+    }
+    let at = |offset| View::new(Layout { dtype: d, shape: vec![n], strides: vec![1], offset }, m).unwrap();
+    let p = Prog::new(vec![d, d], vec![Node::Load(0), Node::Load(1), Node::Binary(Binary::Add, 0, 1)], vec![2]).unwrap();
+    pool::set_threads(2).unwrap();
+    plan(p, vec![at(1)], vec![at(0), at(1)]).unwrap().run().unwrap();
+    for i in 0..n {
+        let got = unsafe { (m.base as *const i32).add(i + 1).read() };
+        assert_eq!(got, (i as i32 * 3) + (i as i32 + 1) * 3, "element {i}");
+    }
+}

@@ -1,0 +1,340 @@
+//! The kinds applied to columns: one node of a program over one tile.
+//!
+//! Each function takes its operands' columns and writes the node's column;
+//! the caller settles the result into the node's dtype afterwards
+//! (`Col::settle`). The program's checks (`crate::prog`) guarantee that the
+//! columns' register types fit the kind; a mismatch is a bug and panics.
+
+use crate::arith::Arith;
+use crate::column::{Col, C32, C64};
+use crate::dtype::Dtype;
+use crate::each_col;
+use crate::prog::{Binary, Unary};
+
+fn map1<T: Copy, U>(x: &[T], out: &mut [U], n: usize, f: impl Fn(T) -> U) {
+    for (o, &a) in out[..n].iter_mut().zip(&x[..n]) {
+        *o = f(a);
+    }
+}
+
+fn map2<T: Copy, U>(x: &[T], y: &[T], out: &mut [U], n: usize, f: impl Fn(T, T) -> U) {
+    for ((o, &a), &b) in out[..n].iter_mut().zip(&x[..n]).zip(&y[..n]) {
+        *o = f(a, b);
+    }
+}
+
+fn mismatch(what: &str) -> ! {
+    panic!("nx_cpu: a checked program reached {what} with columns of another type")
+}
+
+/// The complex modulus, scaled so that no part's square overflows or
+/// underflows.
+macro_rules! modulus {
+    ($name:ident, $c:ty, $f:ty) => {
+        #[inline]
+        fn $name(z: $c) -> $f {
+            let (a, b) = (z.re.abs(), z.im.abs());
+            if a == <$f>::INFINITY || b == <$f>::INFINITY {
+                return <$f>::INFINITY;
+            }
+            let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
+            if hi == 0.0 || hi != hi || lo != lo {
+                return hi + lo;
+            }
+            let r = lo / hi;
+            hi * (1.0 + r * r).sqrt()
+        }
+    };
+}
+modulus!(modulus32, C32, f32);
+modulus!(modulus64, C64, f64);
+
+/// Applies `$f` (a closure text, instantiated per register type) to each
+/// value of `$x` into `$out`, both of one register type.
+macro_rules! same_type {
+    ($x:expr, $out:expr, $n:expr, $f:expr) => {
+        match ($x, $out) {
+            (Col::Bool(x), Col::Bool(o)) => map1(x, o, $n, $f),
+            (Col::I8(x), Col::I8(o)) => map1(x, o, $n, $f),
+            (Col::I16(x), Col::I16(o)) => map1(x, o, $n, $f),
+            (Col::I32(x), Col::I32(o)) => map1(x, o, $n, $f),
+            (Col::I64(x), Col::I64(o)) => map1(x, o, $n, $f),
+            (Col::U8(x), Col::U8(o)) => map1(x, o, $n, $f),
+            (Col::U16(x), Col::U16(o)) => map1(x, o, $n, $f),
+            (Col::U32(x), Col::U32(o)) => map1(x, o, $n, $f),
+            (Col::U64(x), Col::U64(o)) => map1(x, o, $n, $f),
+            (Col::F32(x), Col::F32(o)) => map1(x, o, $n, $f),
+            (Col::F64(x), Col::F64(o)) => map1(x, o, $n, $f),
+            (Col::C32(x), Col::C32(o)) => map1(x, o, $n, $f),
+            (Col::C64(x), Col::C64(o)) => map1(x, o, $n, $f),
+            _ => mismatch("a kind of one register type"),
+        }
+    };
+}
+
+/// Applies `$mac!(x, y, o)` to three columns of one register type.
+macro_rules! three {
+    ($x:expr, $y:expr, $out:expr, $mac:ident, $what:expr) => {
+        match ($x, $y, $out) {
+            (Col::Bool(x), Col::Bool(y), Col::Bool(o)) => $mac!(x, y, o),
+            (Col::I8(x), Col::I8(y), Col::I8(o)) => $mac!(x, y, o),
+            (Col::I16(x), Col::I16(y), Col::I16(o)) => $mac!(x, y, o),
+            (Col::I32(x), Col::I32(y), Col::I32(o)) => $mac!(x, y, o),
+            (Col::I64(x), Col::I64(y), Col::I64(o)) => $mac!(x, y, o),
+            (Col::U8(x), Col::U8(y), Col::U8(o)) => $mac!(x, y, o),
+            (Col::U16(x), Col::U16(y), Col::U16(o)) => $mac!(x, y, o),
+            (Col::U32(x), Col::U32(y), Col::U32(o)) => $mac!(x, y, o),
+            (Col::U64(x), Col::U64(y), Col::U64(o)) => $mac!(x, y, o),
+            (Col::F32(x), Col::F32(y), Col::F32(o)) => $mac!(x, y, o),
+            (Col::F64(x), Col::F64(y), Col::F64(o)) => $mac!(x, y, o),
+            (Col::C32(x), Col::C32(y), Col::C32(o)) => $mac!(x, y, o),
+            (Col::C64(x), Col::C64(y), Col::C64(o)) => $mac!(x, y, o),
+            _ => mismatch($what),
+        }
+    };
+}
+
+/// Applies `$mac!(x, y)` to two columns of one register type.
+macro_rules! two {
+    ($x:expr, $y:expr, $mac:ident) => {
+        match ($x, $y) {
+            (Col::Bool(a), Col::Bool(b)) => $mac!(a, b),
+            (Col::I8(a), Col::I8(b)) => $mac!(a, b),
+            (Col::I16(a), Col::I16(b)) => $mac!(a, b),
+            (Col::I32(a), Col::I32(b)) => $mac!(a, b),
+            (Col::I64(a), Col::I64(b)) => $mac!(a, b),
+            (Col::U8(a), Col::U8(b)) => $mac!(a, b),
+            (Col::U16(a), Col::U16(b)) => $mac!(a, b),
+            (Col::U32(a), Col::U32(b)) => $mac!(a, b),
+            (Col::U64(a), Col::U64(b)) => $mac!(a, b),
+            (Col::F32(a), Col::F32(b)) => $mac!(a, b),
+            (Col::F64(a), Col::F64(b)) => $mac!(a, b),
+            (Col::C32(a), Col::C32(b)) => $mac!(a, b),
+            (Col::C64(a), Col::C64(b)) => $mac!(a, b),
+            _ => mismatch("a comparison"),
+        }
+    };
+}
+
+/// Applies a one-operand kind to the first `n` values of `x`.
+pub fn unary(k: Unary, x: &Col, out: &mut Col, n: usize) {
+    use Col::*;
+    match k {
+        Unary::Neg => same_type!(x, out, n, |a| Arith::neg(a)),
+        Unary::Square => same_type!(x, out, n, |a| Arith::mul(a, a)),
+        Unary::Sign => same_type!(x, out, n, |a| Signum::signum_kind(a)),
+        Unary::Abs => match (x, out) {
+            (C32(x), F32(o)) => map1(x, o, n, modulus32),
+            (C64(x), F64(o)) => map1(x, o, n, modulus64),
+            (F32(x), F32(o)) => map1(x, o, n, f32::abs),
+            (F64(x), F64(o)) => map1(x, o, n, f64::abs),
+            (I8(x), I8(o)) => map1(x, o, n, i8::wrapping_abs),
+            (I16(x), I16(o)) => map1(x, o, n, i16::wrapping_abs),
+            (I32(x), I32(o)) => map1(x, o, n, i32::wrapping_abs),
+            (I64(x), I64(o)) => map1(x, o, n, i64::wrapping_abs),
+            (x, o) => same_type!(x, o, n, |a| a),
+        },
+        Unary::Sqrt | Unary::Recip | Unary::Trunc | Unary::Ceil | Unary::Floor | Unary::Round => {
+            macro_rules! float_kind {
+                ($x:expr, $o:expr, $t:ty) => {
+                    match k {
+                        Unary::Sqrt => map1($x, $o, n, <$t>::sqrt),
+                        Unary::Recip => map1($x, $o, n, |a| 1.0 / a),
+                        Unary::Trunc => map1($x, $o, n, <$t>::trunc),
+                        Unary::Ceil => map1($x, $o, n, <$t>::ceil),
+                        Unary::Floor => map1($x, $o, n, <$t>::floor),
+                        _ => map1($x, $o, n, <$t>::round),
+                    }
+                };
+            }
+            match (x, out) {
+                (F32(x), F32(o)) => float_kind!(x, o, f32),
+                (F64(x), F64(o)) => float_kind!(x, o, f64),
+                _ => mismatch("a float kind"),
+            }
+        }
+        Unary::IsNan | Unary::IsInf | Unary::IsFinite => {
+            let Bool(o) = out else { mismatch("a class test") };
+            macro_rules! class {
+                ($v:ident) => {
+                    match k {
+                        Unary::IsNan => map1($v, o, n, |a| Arith::is_nan(a)),
+                        Unary::IsInf => map1($v, o, n, |a| Arith::is_inf(a)),
+                        _ => map1($v, o, n, |a| !Arith::is_nan(a) && !Arith::is_inf(a)),
+                    }
+                };
+            }
+            each_col!(x, v => class!(v))
+        }
+        Unary::Not | Unary::BitNot => match (x, out) {
+            (Bool(x), Bool(o)) => map1(x, o, n, |a| !a),
+            (I8(x), I8(o)) => map1(x, o, n, |a| !a),
+            (I16(x), I16(o)) => map1(x, o, n, |a| !a),
+            (I32(x), I32(o)) => map1(x, o, n, |a| !a),
+            (I64(x), I64(o)) => map1(x, o, n, |a| !a),
+            (U8(x), U8(o)) => map1(x, o, n, |a| !a),
+            (U16(x), U16(o)) => map1(x, o, n, |a| !a),
+            (U32(x), U32(o)) => map1(x, o, n, |a| !a),
+            (U64(x), U64(o)) => map1(x, o, n, |a| !a),
+            _ => mismatch("a negation"),
+        },
+        Unary::Conj => match (x, out) {
+            (C32(x), C32(o)) => map1(x, o, n, |a| a.conj()),
+            (C64(x), C64(o)) => map1(x, o, n, |a| a.conj()),
+            (x, o) => same_type!(x, o, n, |a| a),
+        },
+        Unary::Real | Unary::Imag => match (x, out) {
+            (C32(x), F32(o)) => map1(x, o, n, |a| if k == Unary::Real { a.re } else { a.im }),
+            (C64(x), F64(o)) => map1(x, o, n, |a| if k == Unary::Real { a.re } else { a.im }),
+            (x, o) if k == Unary::Real => same_type!(x, o, n, |a| a),
+            (x, o) => same_type!(x, o, n, |_| Arith::ZERO),
+        },
+    }
+}
+
+/// Applies a two-operand kind to the first `n` values of `x` and `y`, of
+/// dtype `d` (whose width bounds the shifts).
+pub fn binary(k: Binary, d: Dtype, x: &Col, y: &Col, out: &mut Col, n: usize) {
+    use Col::*;
+    if k.is_comparison() {
+        let Bool(o) = out else { mismatch("a comparison") };
+        macro_rules! cmp {
+            ($x:ident, $y:ident) => {
+                match k {
+                    Binary::Eq => map2($x, $y, o, n, |a, b| Arith::eq(a, b)),
+                    Binary::Ne => map2($x, $y, o, n, |a, b| !Arith::eq(a, b)),
+                    Binary::Lt => map2($x, $y, o, n, |a, b| Arith::lt(a, b)),
+                    Binary::Le => map2($x, $y, o, n, |a, b| Arith::lt(a, b) || Arith::eq(a, b)),
+                    Binary::Gt => map2($x, $y, o, n, |a, b| Arith::lt(b, a)),
+                    _ => map2($x, $y, o, n, |a, b| Arith::lt(b, a) || Arith::eq(a, b)),
+                }
+            };
+        }
+        return two!(x, y, cmp);
+    }
+    macro_rules! arith {
+        ($x:ident, $y:ident, $o:ident) => {
+            match k {
+                Binary::Add => map2($x, $y, $o, n, Arith::add),
+                Binary::Sub => map2($x, $y, $o, n, Arith::sub),
+                Binary::Mul => map2($x, $y, $o, n, Arith::mul),
+                Binary::Div => map2($x, $y, $o, n, Arith::div),
+                Binary::Maximum => map2($x, $y, $o, n, Arith::max),
+                _ => map2($x, $y, $o, n, Arith::min),
+            }
+        };
+    }
+    macro_rules! bits {
+        ($x:ident, $y:ident, $o:ident) => {
+            match k {
+                Binary::And | Binary::BitAnd => map2($x, $y, $o, n, |a, b| a & b),
+                Binary::Or | Binary::BitOr => map2($x, $y, $o, n, |a, b| a | b),
+                _ => map2($x, $y, $o, n, |a, b| a ^ b),
+            }
+        };
+    }
+    let width = d.bits() as i128;
+    macro_rules! shift {
+        ($x:ident, $y:ident, $o:ident) => {
+            if k == Binary::Shl {
+                map2($x, $y, $o, n, |a, b| {
+                    let s = b as i128;
+                    if s < 0 || s >= width { 0 } else { a.wrapping_shl(s as u32) }
+                })
+            } else {
+                #[allow(unused_comparisons)]
+                map2($x, $y, $o, n, |a, b| {
+                    let s = b as i128;
+                    if s < 0 || s >= width {
+                        if a < 0 { !0 } else { 0 }
+                    } else {
+                        a.wrapping_shr(s as u32)
+                    }
+                })
+            }
+        };
+    }
+    macro_rules! ints {
+        ($mac:ident) => {
+            match (x, y, out) {
+                (I8(x), I8(y), I8(o)) => $mac!(x, y, o),
+                (I16(x), I16(y), I16(o)) => $mac!(x, y, o),
+                (I32(x), I32(y), I32(o)) => $mac!(x, y, o),
+                (I64(x), I64(y), I64(o)) => $mac!(x, y, o),
+                (U8(x), U8(y), U8(o)) => $mac!(x, y, o),
+                (U16(x), U16(y), U16(o)) => $mac!(x, y, o),
+                (U32(x), U32(y), U32(o)) => $mac!(x, y, o),
+                (U64(x), U64(y), U64(o)) => $mac!(x, y, o),
+                (Bool(x), Bool(y), Bool(o)) => bits!(x, y, o),
+                _ => mismatch("an integer kind"),
+            }
+        };
+    }
+    match k {
+        Binary::Shl | Binary::Shr => ints!(shift),
+        Binary::And | Binary::Or | Binary::Xor | Binary::BitAnd | Binary::BitOr | Binary::BitXor => {
+            ints!(bits)
+        }
+        _ => three!(x, y, out, arith, "an arithmetic kind"),
+    }
+}
+
+/// Where: `c`'s true values pick `x`, the others `y`.
+pub fn select(c: &Col, x: &Col, y: &Col, out: &mut Col, n: usize) {
+    let Col::Bool(c) = c else { mismatch("Where") };
+    macro_rules! sel {
+        ($x:ident, $y:ident, $o:ident) => {
+            for ((o, (&a, &b)), &t) in $o[..n].iter_mut().zip($x.iter().zip($y.iter())).zip(c.iter()) {
+                *o = if t { a } else { b };
+            }
+        };
+    }
+    three!(x, y, out, sel, "Where")
+}
+
+/// -1, 0 or +1 by the sign; a float keeps a zero's sign and a NaN; a complex
+/// number is x / |x| (0 at 0).
+trait Signum: Copy {
+    fn signum_kind(self) -> Self;
+}
+macro_rules! int_signum {
+    ($($t:ty),*) => {$(
+        impl Signum for $t {
+            #[inline]
+            #[allow(unused_comparisons)]
+            fn signum_kind(self) -> Self {
+                if self > 0 { 1 } else if self < 0 { (0 as $t).wrapping_sub(1) } else { 0 }
+            }
+        }
+    )*};
+}
+int_signum!(i8, i16, i32, i64, u8, u16, u32, u64);
+macro_rules! float_signum {
+    ($($t:ty),*) => {$(
+        impl Signum for $t {
+            #[inline]
+            fn signum_kind(self) -> Self {
+                if self > 0.0 { 1.0 } else if self < 0.0 { -1.0 } else { self }
+            }
+        }
+    )*};
+}
+float_signum!(f32, f64);
+impl Signum for bool {
+    fn signum_kind(self) -> Self {
+        self
+    }
+}
+impl Signum for C32 {
+    fn signum_kind(self) -> Self {
+        let m = modulus32(self);
+        if m == 0.0 { C32::new(0.0, 0.0) } else { C32::new(self.re / m, self.im / m) }
+    }
+}
+impl Signum for C64 {
+    fn signum_kind(self) -> Self {
+        let m = modulus64(self);
+        if m == 0.0 { C64::new(0.0, 0.0) } else { C64::new(self.re / m, self.im / m) }
+    }
+}
+
