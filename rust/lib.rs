@@ -21,3 +21,5 @@ pub mod cpu;
 pub mod door;
 pub mod map;
 pub mod pool;
+#[cfg(feature = "ocaml")]
+pub mod ffi;

@@ -1,0 +1,31 @@
+(** Kernels for host memory ("nx.cpu"), written in Rust.
+
+    Each kernel computes from operands of any layouts on memory the host
+    addresses, claims every operand through the door for the extent of its
+    call, and answers [Done] once its work is done or a refusal before any
+    write. A result is a function of the operands' values alone: neither
+    layouts nor threads change a bit of it, but for a NaN's sign and payload.
+
+    On x86-64 the library needs AVX2, FMA, F16C, BMI2, SSE4.2 and POPCNT, with
+    the system saving the AVX registers: on a host without them, initialising
+    the library raises [Failure].
+
+    A call keeps other domains waiting to collect for no longer than about
+    one core's copy of 1 MiB: longer work runs with the domain lock
+    released. Several domains may call concurrently; a job that takes
+    several threads waits for any other such job to end.
+
+    {1 Threads}
+
+    Kernels split their work over a pool of [NX_CPU_THREADS] threads (read
+    when the pool first starts; by default the cores the process may use),
+    changed by {!set_threads}. Results never depend on the count. *)
+
+include Nx_kernel.S
+
+val threads : unit -> int
+(** The number of threads kernels use. *)
+
+val set_threads : int -> unit
+(** Sets the number of threads kernels use, from 1 to 1024. Calls already
+    running keep theirs. Raises [Invalid_argument] outside that range. *)

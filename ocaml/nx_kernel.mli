@@ -1,0 +1,157 @@
+(** The device-neutral kernel interface: programs, loads, refusals and the
+    signature {!S} that each kernel library ([Nx_cpu] for host memory)
+    implements.
+
+    {1 Kernels}
+
+    A kernel computes from operands of any layouts. It checks everything
+    before its first write: a refusal ([Nx_array.Refused]) leaves every
+    destination untouched. It claims every operand for the extent of its call
+    (the door), so that calls from other domains never write memory that
+    another call reads or writes; claims are taken all at once, so calls
+    never deadlock on them.
+
+    {1 Loops}
+
+    A loop runs a program at every index of its destinations' shape. Load [i]
+    reads operand [i] of the program and has the loop's shape; a loop without
+    loads runs over its shape alone. Coord nodes read axes of that shape. *)
+
+type ('v, 's) a = ('v, 's) Nx_array.t
+(** The arrays kernels take. *)
+
+(** Programs: typed DAGs of nodes evaluated at every index of a loop. *)
+module Prog : sig
+  (** One-operand kinds. Integers wrap and never trap. *)
+  type unary =
+    | Neg  (** Negation; the most negative integer is its own negation. *)
+    | Abs
+        (** Magnitude; the most negative integer is its own; a complex
+            number's modulus is of its parts' dtype. *)
+    | Sign  (** -1, 0 or 1; a float keeps a zero's sign and a NaN; a complex number is x / |x|. *)
+    | Square  (** x * x. *)
+    | Sqrt  (** Correctly rounded square root (floats). *)
+    | Recip  (** 1 / x, correctly rounded (floats). *)
+    | Trunc  (** Rounding toward zero (floats). *)
+    | Ceil  (** Rounding up (floats). *)
+    | Floor  (** Rounding down (floats). *)
+    | Round  (** Rounding to nearest, halves away from zero (floats). *)
+    | Is_nan  (** Whether a NaN (complex: either part), as a bool. *)
+    | Is_inf  (** Whether infinite (complex: either part), as a bool. *)
+    | Is_finite  (** Whether finite (complex: both parts), as a bool. *)
+    | Not  (** Logical negation of a bool or bit. *)
+    | Bit_not  (** Bitwise complement of an integer; negation of a bool or bit. *)
+    | Conj  (** Complex conjugate; a real number itself. *)
+    | Real  (** Real part, of the parts' dtype; a real number itself. *)
+    | Imag  (** Imaginary part, of the parts' dtype; +0 for a real number. *)
+
+  (** Two-operand kinds; both operands have one dtype. *)
+  type binary =
+    | Add  (** Sum; integers wrap; or on bool and bit. *)
+    | Sub  (** Difference; integers wrap. *)
+    | Mul
+        (** Product; integers wrap; and on bool and bit; complex numbers as
+            (ac - bd, ad + bc). *)
+    | Div
+        (** True division on floats, complex numbers by Smith's algorithm;
+            integers truncate toward zero, a zero divisor gives 0 and the
+            most negative value over -1 wraps to itself. *)
+    | Maximum  (** The greater, a NaN where either is, +0 above -0. *)
+    | Minimum  (** The lesser, a NaN where either is, -0 below +0. *)
+    | Eq | Ne | Lt | Le | Gt | Ge
+        (** Comparisons, as a bool; false where a NaN takes part (Ne: true);
+            complex numbers ordered by real part, then imaginary. *)
+    | And | Or | Xor  (** Logical, of bools or bits. *)
+    | Bit_and | Bit_or | Bit_xor  (** Bitwise, of integers (logical on bool and bit). *)
+    | Shl  (** Left shift; 0 where the count is negative or at least the width. *)
+    | Shr
+        (** Right shift, arithmetic on signed dtypes; where the count is
+            negative or at least the width, 0, or -1 for a negative value. *)
+
+  (** Operations of one operand. *)
+  type op1 =
+    | Unary of unary
+    | Cast of Nx_array.Dtype.any
+        (** Cast into a dtype, each value rounded once: into a float an
+            integer or float rounds to nearest, ties to even, straight from
+            its value, a complex number gives its real part; into an integer
+            an integer wraps modulo 2{^w}, a float rounds toward zero and
+            saturates at the dtype's ends, NaN giving 0; into bool or bit,
+            whether not zero (a NaN is not zero); into a complex dtype a real
+            value gives the real part and +0. Into [Float8_e4m3fn] a value
+            past its range or an infinity gives NaN; into [Float4_e2m1fn],
+            which has neither, it saturates at ±6 and a NaN gives a zero of
+            its sign. *)
+
+  (** A constant: a dtype and one of its values. *)
+  type constant = Constant : ('v, 's) Nx_array.Dtype.t * 'v -> constant
+
+  (** A node reads earlier nodes by their positions. *)
+  type node =
+    | Load of int  (** Operand [i], through load [i]. *)
+    | Const of constant  (** The same value at every index. *)
+    | Coord of int  (** The index along an axis of the loop, as an int64. *)
+    | Op1 of op1 * int
+    | Op2 of binary * int * int
+    | Where of int * int * int
+        (** Where the first (a bool) is true the second, else the third. *)
+
+  type t
+  (** A checked program: operands, nodes, outputs and every node's dtype. *)
+
+  val make : operands:Nx_array.Dtype.any array -> node array -> outputs:int array -> t
+  (** [make ~operands nodes ~outputs] checks a program: each node reads
+      earlier nodes only; the dtypes fit each kind; outputs name nodes.
+      Raises [Invalid_argument] naming the node and the rule broken. *)
+
+  val of_node : node -> Nx_array.Dtype.any array -> t
+  (** [of_node n operands] is the program of the one node [n] over
+      [Load 0] to [Load (k - 1)] of [operands], its output [n]. *)
+
+  val single : t -> node option
+  (** The node of a program that {!of_node} makes, or [None]. *)
+
+  val is_single : t -> bool
+  (** Whether {!single} finds the node. *)
+
+  val operands : t -> Nx_array.Dtype.any array
+  val nodes : t -> node array
+  val outputs : t -> int array
+
+  val node_dtype : t -> int -> Nx_array.Dtype.any
+  (** The dtype of a node. *)
+
+  val output_dtype : t -> int -> Nx_array.Dtype.any
+  (** The dtype of output [k]. *)
+
+  val words : t -> bytes
+  (** The program as kernel libraries read it: little-endian 64-bit words,
+      [n_operands], operand dtype codes, [n_nodes], five words a node
+      ([tag, a, b, c, d]: 0 [Load i], 1 [Const dtype lo hi] with the
+      constant's memory bits, 2 [Coord axis], 3 [Unary kind x], 4
+      [Binary kind x y], 5 [Where c x y], 6 [Cast dtype x]), [n_outputs],
+      output nodes. Kinds are numbered in their order of declaration. *)
+end
+
+(** How a loop reads an operand. *)
+type load = Plain of Nx_array.any  (** Element by element at the loop's index. *)
+
+val map_refusal : Prog.t -> dsts:Nx_array.any iarray -> load iarray -> string option
+(** Why a map of a program into [dsts] over [loads] does not fit, or [None]:
+    the counts of destinations and loads against the program's outputs and
+    operands, their dtypes, and their shapes (every destination and load has
+    the loop's shape). *)
+
+(** A kernel library. *)
+module type S = sig
+  val name : string
+  (** The library's name in messages, as ["nx.cpu"]. *)
+
+  val computes_on : Rig.t -> bool
+  (** Whether the kernels compute on a device's memory. *)
+
+  val map : Prog.t -> dsts:Nx_array.any iarray -> load iarray -> Nx_array.answer
+  (** [map p ~dsts loads] stores output [k] of [p] at each index into
+      [dsts.(k)], of that output's dtype. It is the one elementwise kernel:
+      one kind over operands is the program {!Prog.of_node} makes. *)
+end
