@@ -1,0 +1,123 @@
+(* Nx_array: dtypes, buffers, views, element access, bigarrays; Rig. *)
+
+open Nx_array
+
+let dtype_codes () =
+  List.iteri
+    (fun i (Dtype.Any d) ->
+      Alcotest.(check int) (Dtype.name d) i (Dtype.code d);
+      match Dtype.of_code i with
+      | Some (Dtype.Any e) -> Alcotest.(check bool) "of_code" true (Dtype.equal d e)
+      | None -> Alcotest.fail "of_code")
+    Dtype.all;
+  Alcotest.(check int) "count" 21 (List.length Dtype.all);
+  Alcotest.(check bool) "no code 21" true (Dtype.of_code 21 = None);
+  Alcotest.(check bool) "same" true (Dtype.same Dtype.Float32 Dtype.Float32 <> None);
+  Alcotest.(check bool) "not same" true (Dtype.same Dtype.Float32 Dtype.Int32 = None)
+
+let round_trip (type v s) (d : (v, s) Dtype.t) (cases : (v * v) list) eq show () =
+  let a = zeros d [| List.length cases; 3 |] in
+  List.iteri
+    (fun i (put, want) ->
+      for j = 0 to 2 do set a [| i; j |] put done;
+      for j = 0 to 2 do
+        let got = get a [| i; j |] in
+        if not (eq got want) then
+          Alcotest.failf "%s: set %s then get gave %s, not %s" (Dtype.name d) (show put) (show got)
+            (show want)
+      done)
+    cases
+
+let feq a b = Int64.equal (Int64.bits_of_float a) (Int64.bits_of_float b) || (Float.is_nan a && Float.is_nan b)
+let ieq = Int.equal
+let f = Printf.sprintf "%h"
+let i = string_of_int
+
+let element_access =
+  [ ("bool", round_trip Dtype.Bool [ (true, true); (false, false) ] Bool.equal string_of_bool);
+    ("bit", round_trip Dtype.Bit [ (true, true); (false, false); (true, true) ] Bool.equal string_of_bool);
+    ("int4", round_trip Dtype.Int4 [ (7, 7); (8, -8); (-9, 7); (-1, -1) ] ieq i);
+    ("uint4", round_trip Dtype.Uint4 [ (15, 15); (16, 0); (-1, 15) ] ieq i);
+    ("int8", round_trip Dtype.Int8 [ (127, 127); (128, -128); (-129, 127) ] ieq i);
+    ("uint16", round_trip Dtype.Uint16 [ (65535, 65535); (65536, 0); (-1, 65535) ] ieq i);
+    ("int32", round_trip Dtype.Int32 [ (Int32.min_int, Int32.min_int); (5l, 5l) ] Int32.equal Int32.to_string);
+    ("uint32", round_trip Dtype.Uint32 [ (0xFFFF_FFFF, 0xFFFF_FFFF); (-1, 0xFFFF_FFFF) ] ieq i);
+    ("uint64", round_trip Dtype.Uint64 [ (-1L, -1L); (Int64.min_int, Int64.min_int) ] Int64.equal Int64.to_string);
+    ("float16",
+     round_trip Dtype.Float16
+       [ (1.0, 1.0); (1.0 +. 0x1p-11, 1.0); (1.0 +. 0x1p-11 +. 0x1p-40, 1.0 +. 0x1p-10); (65520., infinity);
+         (0x1p-24, 0x1p-24); (-0., -0.); (nan, nan) ]
+       feq f);
+    ("bfloat16", round_trip Dtype.Bfloat16 [ (1.0 +. 0x1p-8, 1.0); (3.0, 3.0) ] feq f);
+    ("float8_e4m3fn", round_trip Dtype.Float8_e4m3fn [ (448., 448.); (500., nan); (infinity, nan); (0x1p-9, 0x1p-9) ] feq f);
+    ("float8_e5m2", round_trip Dtype.Float8_e5m2 [ (57344., 57344.); (1e6, infinity); (-0., -0.) ] feq f);
+    ("float4_e2m1fn", round_trip Dtype.Float4_e2m1fn [ (6., 6.); (7., 6.); (neg_infinity, -6.); (0.25, 0.); (0.75, 1.) ] feq f);
+    ("float32", round_trip Dtype.Float32 [ (0.1, Int32.float_of_bits (Int32.bits_of_float 0.1)); (0x1p-149, 0x1p-149) ] feq f);
+    ("float64", round_trip Dtype.Float64 [ (nan, nan); (-0., -0.); (0x1p-1074, 0x1p-1074) ] feq f);
+    ("complex128",
+     round_trip Dtype.Complex128 [ ({ Complex.re = 1.5; im = -0. }, { Complex.re = 1.5; im = -0. }) ]
+       (fun a b -> feq a.Complex.re b.Complex.re && feq a.im b.im)
+       (fun c -> f c.Complex.re ^ "+" ^ f c.im ^ "i")) ]
+
+let sub_byte_neighbours () =
+  let a = zeros Dtype.Int4 [| 5 |] in
+  List.iteri (fun i v -> set a [| i |] v) [ 1; -2; 3; -4; 5 ];
+  Alcotest.(check (list int)) "nibbles kept apart" [ 1; -2; 3; -4; 5 ] (to_list a);
+  let b = zeros Dtype.Bit [| 11 |] in
+  set b [| 9 |] true;
+  set b [| 2 |] true;
+  Alcotest.(check (list bool)) "bits kept apart"
+    [ false; false; true; false; false; false; false; false; false; true; false ]
+    (to_list b)
+
+let views_refuse_escapes () =
+  let b = Buffer.create 16 in
+  let raises name f =
+    match f () with
+    | exception Invalid_argument _ -> ()
+    | _ -> Alcotest.failf "%s: no Invalid_argument" name
+  in
+  raises "past the end" (fun () -> view Dtype.Float32 ~shape:[| 5 |] ~strides:[| 1 |] ~offset:0 b);
+  raises "negative reach" (fun () -> view Dtype.Float32 ~shape:[| 2 |] ~strides:[| -1 |] ~offset:0 b);
+  raises "negative extent" (fun () -> view Dtype.Float32 ~shape:[| -1 |] ~strides:[| 1 |] ~offset:0 b);
+  raises "ranks" (fun () -> view Dtype.Float32 ~shape:[| 2 |] ~strides:[||] ~offset:0 b);
+  raises "index" (fun () -> get (zeros Dtype.Int8 [| 2 |]) [| 2 |]);
+  raises "rank of index" (fun () -> get (zeros Dtype.Int8 [| 2 |]) [| 0; 0 |]);
+  (* A zero-size view touches nothing, wherever it starts. *)
+  ignore (view Dtype.Float32 ~shape:[| 0; 4 |] ~strides:[| 4; 1 |] ~offset:100 b);
+  let s = view Dtype.Float32 ~shape:[| 4 |] ~strides:[| -1 |] ~offset:3 b in
+  set s [| 0 |] 7.;
+  Alcotest.(check (float 0.)) "negative stride writes the last element" 7.
+    (get (view Dtype.Float32 ~shape:[| 4 |] ~strides:[| 1 |] ~offset:0 b) [| 3 |])
+
+let bigarrays_are_shared () =
+  let open Bigarray in
+  let ba = Genarray.create float32 c_layout [| 2; 3 |] in
+  Genarray.fill ba 0.;
+  let a = of_bigarray ba in
+  set a [| 1; 2 |] 5.;
+  Alcotest.(check (float 0.)) "write through the array" 5. (Genarray.get ba [| 1; 2 |]);
+  Genarray.set ba [| 0; 1 |] 3.;
+  Alcotest.(check (float 0.)) "write through the bigarray" 3. (get a [| 0; 1 |]);
+  let fa = Genarray.create int32 fortran_layout [| 2; 3 |] in
+  Genarray.set fa [| 2; 1 |] 9l;
+  let b = of_bigarray fa in
+  Alcotest.(check (array int)) "fortran strides" [| 1; 2 |] (strides b);
+  Alcotest.(check int32) "fortran element" 9l (get b [| 1; 0 |]);
+  match of_bigarray (Genarray.create char c_layout [| 2 |]) with
+  | exception Invalid_argument _ -> ()
+  | _ -> Alcotest.fail "char bigarray accepted"
+
+let rig () =
+  Alcotest.(check bool) "host reaches host" true (Rig.reaches Rig.host Rig.host);
+  Alcotest.(check bool) "arrays live on the host" true (rig (zeros Dtype.Bool [| 1 |]) = Rig.host);
+  Alcotest.(check bool) "nx.cpu computes on the host" true (Nx_cpu.computes_on Rig.host);
+  Alcotest.(check string) "name" "nx.cpu" Nx_cpu.name
+
+let tests =
+  [ ("dtype codes", `Quick, dtype_codes);
+    ("sub-byte neighbours", `Quick, sub_byte_neighbours);
+    ("views refuse escapes", `Quick, views_refuse_escapes);
+    ("bigarrays are shared", `Quick, bigarrays_are_shared);
+    ("rig", `Quick, rig) ]
+  @ List.map (fun (n, f) -> ("get/set " ^ n, `Quick, f)) element_access

@@ -1,0 +1,5 @@
+(* The OCaml test suites. *)
+
+let () =
+  Alcotest.run "nx_cpu"
+    [ ("Nx_array", T_array.tests); ("Nx_cpu.map", T_map.tests); ("domains", T_domains.tests) ]
