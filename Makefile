@@ -4,7 +4,7 @@
 
 IN_ROOT := tools/in-root
 
-.PHONY: all build demo test test-rust test-ocaml test-toplevel utop toolchain clean
+.PHONY: all build demo test test-rust test-ocaml test-toplevel utop toolchain clean bench
 
 all: build
 
@@ -38,3 +38,8 @@ utop:
 clean:
 	$(IN_ROOT) dune clean
 	rm -rf target
+
+# Benchmarks side by side with numpy, written to bench/RESULTS.md,
+# bench/results.csv and bench/ratios.png. QUICK=1 for a short run.
+bench:
+	$(IN_ROOT) bash bench/run.sh $(if $(QUICK),--quick,)
