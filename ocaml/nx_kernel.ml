@@ -4,10 +4,13 @@ module Prog = struct
   type unary =
     | Neg | Abs | Sign | Square | Sqrt | Recip | Trunc | Ceil | Floor | Round
     | Is_nan | Is_inf | Is_finite | Not | Bit_not | Conj | Real | Imag
+    | Exp | Exp2 | Expm1 | Log | Log2 | Log1p | Sin | Cos | Tan | Asin | Acos
+    | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh | Erf | Rsqrt
 
   type binary =
     | Add | Sub | Mul | Div | Maximum | Minimum | Eq | Ne | Lt | Le | Gt | Ge
-    | And | Or | Xor | Bit_and | Bit_or | Bit_xor | Shl | Shr
+    | And | Or | Xor | Bit_and | Bit_or | Bit_xor | Shl | Shr | Pow | Atan2
+    | Hypot | Mod
 
   type op1 = Unary of unary | Cast of Nx_array.Dtype.any
   type constant = Constant : ('v, 's) Nx_array.Dtype.t * 'v -> constant
@@ -36,13 +39,16 @@ module Prog = struct
     | Neg -> 0 | Abs -> 1 | Sign -> 2 | Square -> 3 | Sqrt -> 4 | Recip -> 5
     | Trunc -> 6 | Ceil -> 7 | Floor -> 8 | Round -> 9 | Is_nan -> 10
     | Is_inf -> 11 | Is_finite -> 12 | Not -> 13 | Bit_not -> 14 | Conj -> 15
-    | Real -> 16 | Imag -> 17
+    | Real -> 16 | Imag -> 17 | Exp -> 18 | Exp2 -> 19 | Expm1 -> 20 | Log -> 21
+    | Log2 -> 22 | Log1p -> 23 | Sin -> 24 | Cos -> 25 | Tan -> 26 | Asin -> 27
+    | Acos -> 28 | Atan -> 29 | Sinh -> 30 | Cosh -> 31 | Tanh -> 32
+    | Asinh -> 33 | Acosh -> 34 | Atanh -> 35 | Erf -> 36 | Rsqrt -> 37
 
   let binary_code : binary -> int = function
     | Add -> 0 | Sub -> 1 | Mul -> 2 | Div -> 3 | Maximum -> 4 | Minimum -> 5
     | Eq -> 6 | Ne -> 7 | Lt -> 8 | Le -> 9 | Gt -> 10 | Ge -> 11 | And -> 12
     | Or -> 13 | Xor -> 14 | Bit_and -> 15 | Bit_or -> 16 | Bit_xor -> 17
-    | Shl -> 18 | Shr -> 19
+    | Shl -> 18 | Shr -> 19 | Pow -> 20 | Atan2 -> 21 | Hypot -> 22 | Mod -> 23
 
   let code (Nx_array.Dtype.Any d) = Nx_array.Dtype.code d
 

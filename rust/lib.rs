@@ -4,7 +4,6 @@
 //! `Done`, `Declined` or a refusal. The `ffi` module alone knows OCaml.
 
 pub mod dtype;
-#[cfg(not(nx_wip_off))]
 pub mod kinds;
 pub mod narrow;
 #[cfg(not(nx_wip_off))]

@@ -189,8 +189,81 @@ pub fn unary(k: Unary, x: &Col, out: &mut Col, n: usize) {
             (x, o) if k == Unary::Real => same_type!(x, o, n, |a| a),
             (x, o) => same_type!(x, o, n, |_| Arith::ZERO),
         },
+        _ => match (x, out) {
+            (F32(x), F32(o)) => (math_kind(k).0)(&x[..n], &mut o[..n]),
+            (F64(x), F64(o)) => (math_kind(k).1)(&x[..n], &mut o[..n]),
+            _ => mismatch("a math kind"),
+        },
     }
 }
+
+/// The slice forms, float32 and float64, of a kind of the math library.
+type SliceKinds = (fn(&[f32], &mut [f32]), fn(&[f64], &mut [f64]));
+
+fn math_kind(k: Unary) -> SliceKinds {
+    use crate::kinds::*;
+    match k {
+        Unary::Exp => (exp_f32_slice, exp_f64_slice),
+        Unary::Exp2 => (exp2_f32_slice, exp2_f64_slice),
+        Unary::Expm1 => (expm1_f32_slice, expm1_f64_slice),
+        Unary::Log => (log_f32_slice, log_f64_slice),
+        Unary::Log2 => (log2_f32_slice, log2_f64_slice),
+        Unary::Log1p => (log1p_f32_slice, log1p_f64_slice),
+        Unary::Sin => (sin_f32_slice, sin_f64_slice),
+        Unary::Cos => (cos_f32_slice, cos_f64_slice),
+        Unary::Tan => (tan_f32_slice, tan_f64_slice),
+        Unary::Asin => (asin_f32_slice, asin_f64_slice),
+        Unary::Acos => (acos_f32_slice, acos_f64_slice),
+        Unary::Atan => (atan_f32_slice, atan_f64_slice),
+        Unary::Sinh => (sinh_f32_slice, sinh_f64_slice),
+        Unary::Cosh => (cosh_f32_slice, cosh_f64_slice),
+        Unary::Tanh => (tanh_f32_slice, tanh_f64_slice),
+        Unary::Asinh => (asinh_f32_slice, asinh_f64_slice),
+        Unary::Acosh => (acosh_f32_slice, acosh_f64_slice),
+        Unary::Atanh => (atanh_f32_slice, atanh_f64_slice),
+        Unary::Erf => (erf_f32_slice, erf_f64_slice),
+        Unary::Rsqrt => (rsqrt_f32_slice, rsqrt_f64_slice),
+        _ => unreachable!("{k:?} is not a kind of the math library"),
+    }
+}
+
+/// The remainder with the divisor's sign (Python's `%`): integers.
+macro_rules! int_mod {
+    ($($t:ty),*) => {$(
+        impl FloorMod for $t {
+            #[inline]
+            #[allow(unused_comparisons)]
+            fn floor_mod(a: Self, b: Self) -> Self {
+                if b == 0 { return 0; }
+                let r = a.wrapping_rem(b);
+                if r != 0 && ((r < 0) != (b < 0)) { r.wrapping_add(b) } else { r }
+            }
+        }
+    )*};
+}
+
+/// The remainder with the divisor's sign.
+trait FloorMod: Copy {
+    fn floor_mod(a: Self, b: Self) -> Self;
+}
+int_mod!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+macro_rules! float_mod {
+    ($($t:ty),*) => {$(
+        impl FloorMod for $t {
+            /// The truncated remainder is exact; adding the divisor once
+            /// where the signs differ rounds once; a zero takes y's sign.
+            #[inline]
+            fn floor_mod(a: Self, b: Self) -> Self {
+                let r = a % b;
+                if r == 0.0 { (0.0 as $t).copysign(b) }
+                else if (r < 0.0) != (b < 0.0) { r + b }
+                else { r }
+            }
+        }
+    )*};
+}
+float_mod!(f32, f64);
 
 /// Applies a two-operand kind to the first `n` values of `x` and `y`, of
 /// dtype `d` (whose width bounds the shifts).
@@ -270,7 +343,29 @@ pub fn binary(k: Binary, d: Dtype, x: &Col, y: &Col, out: &mut Col, n: usize) {
             }
         };
     }
+    macro_rules! modulo {
+        ($x:ident, $y:ident, $o:ident) => {
+            map2($x, $y, $o, n, FloorMod::floor_mod)
+        };
+    }
     match k {
+        Binary::Pow | Binary::Atan2 | Binary::Hypot => {
+            use crate::kinds::*;
+            match (k, x, y, out) {
+                (Binary::Pow, F32(x), F32(y), F32(o)) => pow_f32_slice(&x[..n], &y[..n], &mut o[..n]),
+                (Binary::Pow, F64(x), F64(y), F64(o)) => pow_f64_slice(&x[..n], &y[..n], &mut o[..n]),
+                (Binary::Atan2, F32(x), F32(y), F32(o)) => atan2_f32_slice(&x[..n], &y[..n], &mut o[..n]),
+                (Binary::Atan2, F64(x), F64(y), F64(o)) => atan2_f64_slice(&x[..n], &y[..n], &mut o[..n]),
+                (Binary::Hypot, F32(x), F32(y), F32(o)) => hypot_f32_slice(&x[..n], &y[..n], &mut o[..n]),
+                (Binary::Hypot, F64(x), F64(y), F64(o)) => hypot_f64_slice(&x[..n], &y[..n], &mut o[..n]),
+                _ => mismatch("a math kind of two operands"),
+            }
+        }
+        Binary::Mod => match (x, y, &mut *out) {
+            (F32(x), F32(y), F32(o)) => modulo!(x, y, o),
+            (F64(x), F64(y), F64(o)) => modulo!(x, y, o),
+            _ => ints!(modulo),
+        },
         Binary::Shl | Binary::Shr => ints!(shift),
         Binary::And | Binary::Or | Binary::Xor | Binary::BitAnd | Binary::BitOr | Binary::BitXor => {
             ints!(bits)

@@ -52,6 +52,34 @@ pub enum Unary {
     Real,
     /// Imaginary part, of the parts' dtype; +0 for a real number.
     Imag,
+    /// e^x (floats; `crate::kinds`, as each kind below).
+    Exp,
+    /// 2^x, exact at integers whose power the dtype holds.
+    Exp2,
+    /// e^x - 1.
+    Expm1,
+    /// Natural logarithm.
+    Log,
+    /// Base-2 logarithm, exact at powers of two.
+    Log2,
+    /// ln(1 + x).
+    Log1p,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    /// The error function.
+    Erf,
+    /// 1 / sqrt(x).
+    Rsqrt,
 }
 
 /// Two-operand kinds, both operands of one dtype.
@@ -100,11 +128,21 @@ pub enum Binary {
     /// x shifted right by y bits, arithmetic on signed dtypes; where y is
     /// negative or at least the width, 0, or -1 for a negative x.
     Shr,
+    /// x^y (floats), C99's special cases.
+    Pow,
+    /// The angle of (x, y) read as (y, x): atan2(x, y), C99's quadrants.
+    Atan2,
+    /// sqrt(x^2 + y^2) without overflow or underflow on the way.
+    Hypot,
+    /// The remainder of x / y with the sign of y, as Python's: an integer
+    /// one of a zero divisor is 0; a float one is x - y floor(x / y)
+    /// computed exactly from the truncated remainder, +-0 taking y's sign.
+    Mod,
 }
 
 impl Unary {
     /// Kinds in boundary code order.
-    pub const ALL: [Unary; 18] = [
+    pub const ALL: [Unary; 38] = [
         Unary::Neg,
         Unary::Abs,
         Unary::Sign,
@@ -123,12 +161,32 @@ impl Unary {
         Unary::Conj,
         Unary::Real,
         Unary::Imag,
+        Unary::Exp,
+        Unary::Exp2,
+        Unary::Expm1,
+        Unary::Log,
+        Unary::Log2,
+        Unary::Log1p,
+        Unary::Sin,
+        Unary::Cos,
+        Unary::Tan,
+        Unary::Asin,
+        Unary::Acos,
+        Unary::Atan,
+        Unary::Sinh,
+        Unary::Cosh,
+        Unary::Tanh,
+        Unary::Asinh,
+        Unary::Acosh,
+        Unary::Atanh,
+        Unary::Erf,
+        Unary::Rsqrt,
     ];
 }
 
 impl Binary {
     /// Kinds in boundary code order.
-    pub const ALL: [Binary; 20] = [
+    pub const ALL: [Binary; 24] = [
         Binary::Add,
         Binary::Sub,
         Binary::Mul,
@@ -149,6 +207,10 @@ impl Binary {
         Binary::BitXor,
         Binary::Shl,
         Binary::Shr,
+        Binary::Pow,
+        Binary::Atan2,
+        Binary::Hypot,
+        Binary::Mod,
     ];
 
     /// Whether the kind compares and answers a bool.
@@ -331,6 +393,28 @@ fn unary_dtype(k: Unary, d: Dtype) -> Result<Dtype, String> {
         Unary::Sqrt | Unary::Recip | Unary::Trunc | Unary::Ceil | Unary::Floor | Unary::Round => {
             if f == Family::Float { Ok(d) } else { refuse() }
         }
+        Unary::Exp
+        | Unary::Exp2
+        | Unary::Expm1
+        | Unary::Log
+        | Unary::Log2
+        | Unary::Log1p
+        | Unary::Sin
+        | Unary::Cos
+        | Unary::Tan
+        | Unary::Asin
+        | Unary::Acos
+        | Unary::Atan
+        | Unary::Sinh
+        | Unary::Cosh
+        | Unary::Tanh
+        | Unary::Asinh
+        | Unary::Acosh
+        | Unary::Atanh
+        | Unary::Erf
+        | Unary::Rsqrt => {
+            if f == Family::Float { Ok(d) } else { refuse() }
+        }
         Unary::IsNan | Unary::IsInf | Unary::IsFinite => {
             if f == Family::Logical { refuse() } else { Ok(Dtype::Bool) }
         }
@@ -359,6 +443,12 @@ fn binary_dtype(k: Binary, x: Dtype, y: Dtype) -> Result<Dtype, String> {
         Binary::Add | Binary::Mul | Binary::Maximum | Binary::Minimum => Ok(x),
         Binary::Sub | Binary::Div => {
             if f == Family::Logical { refuse() } else { Ok(x) }
+        }
+        Binary::Pow | Binary::Atan2 | Binary::Hypot => {
+            if f == Family::Float { Ok(x) } else { refuse() }
+        }
+        Binary::Mod => {
+            if matches!(f, Family::Float | Family::Signed | Family::Unsigned) { Ok(x) } else { refuse() }
         }
         _ if k.is_comparison() => Ok(Dtype::Bool),
         Binary::And | Binary::Or | Binary::Xor => {

@@ -1,0 +1,318 @@
+//! Sinh, Cosh, Tanh, Asinh, Acosh and Atanh, from the f64 exponentials and
+//! logarithms of this library. The f32 kinds evaluate the f64 ones and round once.
+
+use super::exp::{exp, exp_parts, expm1};
+use super::log::{ln_of_parts, log1p, log_parts};
+use super::real::{two_sum, Real};
+
+/// Above this magnitude `e^-|x|` is below half an ulp of `e^|x|`.
+const BIG: f64 = 22.0;
+/// Beyond this magnitude sinh and cosh overflow; a clamp keeps `2^k` finite.
+const OVER: f64 = 711.0;
+/// Above this magnitude `asinh(x) = log(2|x|)` to within the rounding.
+const HUGE: f64 = 268435456.0;
+
+/// `e^a / 2` for `a >= 0`, overflowing only where the result does.
+#[inline(always)]
+fn half_exp(a: f64) -> f64 {
+    let (e, k) = exp_parts(if a > OVER { OVER } else { a });
+    e.ldexp(k - 1.0)
+}
+
+#[inline(always)]
+fn sinh(x: f64) -> f64 {
+    let a = x.abs();
+    let e = expm1(a);
+    let small = 0.5 * (e + e / (e + 1.0));
+    let y = if a < BIG { small } else { half_exp(a) };
+    y.copysign(x)
+}
+
+#[inline(always)]
+fn cosh(x: f64) -> f64 {
+    let a = x.abs();
+    let t = exp(a);
+    let small = 0.5f64.mul_add(t, 0.5 / t);
+    if a < BIG {
+        small
+    } else {
+        half_exp(a)
+    }
+}
+
+#[inline(always)]
+fn tanh(x: f64) -> f64 {
+    let a = x.abs();
+    let small = a < 1.0;
+    let e = expm1(if small { -2.0 * a } else { 2.0 * a });
+    let y = if small {
+        -e / (e + 2.0)
+    } else {
+        1.0 - 2.0 / (e + 2.0)
+    };
+    let y = if a < BIG { y } else { 1.0 };
+    if x.is_nan() {
+        x
+    } else {
+        y.copysign(x)
+    }
+}
+
+/// `log(u) + c / u + k ln 2` with one evaluation of the logarithm.
+#[inline(always)]
+fn log_shifted(u: f64, c: f64, k: f64) -> f64 {
+    let (e, hi, lo) = log_parts(u);
+    ln_of_parts(e + k, hi, lo + c / u)
+}
+
+#[inline(always)]
+fn asinh(x: f64) -> f64 {
+    let a = x.abs();
+    let r = a.mul_add(a, 1.0).sqrt();
+    // Up to 2: log1p(a + a^2 / (1 + sqrt(1 + a^2))); up to HUGE:
+    // log(2a + 1 / (sqrt(a^2 + 1) + a)); above: log(a) + ln2.
+    let (u, c) = two_sum(1.0, a + a * a / (1.0 + r));
+    let (u, c) = if a > 2.0 {
+        (
+            if a > HUGE {
+                a
+            } else {
+                2.0f64.mul_add(a, 1.0 / (r + a))
+            },
+            0.0,
+        )
+    } else {
+        (u, c)
+    };
+    let y = log_shifted(u, c, if a > HUGE { 1.0 } else { 0.0 });
+    if a == f64::INFINITY {
+        x
+    } else {
+        y.copysign(x)
+    }
+}
+
+#[inline(always)]
+fn acosh(x: f64) -> f64 {
+    let t = x - 1.0;
+    // Up to 2: log1p(t + sqrt(2t + t^2)); up to HUGE:
+    // log(2x - 1 / (x + sqrt(x^2 - 1))); above: log(x) + ln2.
+    let (u, c) = two_sum(1.0, t + t.mul_add(t, 2.0 * t).sqrt());
+    let mid = 2.0f64.mul_add(x, -1.0 / (x + x.mul_add(x, -1.0).sqrt()));
+    let (u, c) = if x > 2.0 {
+        (if x > HUGE { x } else { mid }, 0.0)
+    } else {
+        (u, c)
+    };
+    let y = log_shifted(u, c, if x > HUGE { 1.0 } else { 0.0 });
+    if x < 1.0 || x.is_nan() {
+        f64::NAN
+    } else if x == f64::INFINITY {
+        x
+    } else {
+        y
+    }
+}
+
+#[inline(always)]
+fn atanh(x: f64) -> f64 {
+    let a = x.abs();
+    let q = (a + a) / (1.0 - a);
+    // Below 1/2: log1p(2a + 2a^2 / (1 - a)) / 2; above: log1p(2a / (1 - a)) / 2.
+    let v = if a < 0.5 {
+        (a + a).mul_add(a / (1.0 - a), a + a)
+    } else {
+        q
+    };
+    (0.5 * log1p(v)).copysign(x)
+}
+
+super::f64_kind! {
+    sinh, sinh_f32, sinh_f64, sinh_f32_slice, sinh_f64_slice,
+    /// The hyperbolic sine.
+    ///
+    /// Measured max error: 0.50 ulp (f32), 1.46 ulp (f64).
+    /// Specials: NaN -> NaN, ±0 -> ±0, ±inf -> ±inf; overflow to ±inf.
+}
+
+super::f64_kind! {
+    cosh, cosh_f32, cosh_f64, cosh_f32_slice, cosh_f64_slice,
+    /// The hyperbolic cosine.
+    ///
+    /// Measured max error: 0.50 ulp (f32), 0.96 ulp (f64).
+    /// Specials: NaN -> NaN, ±0 -> 1, ±inf -> +inf; overflow to +inf.
+}
+
+super::f64_kind! {
+    tanh, tanh_f32, tanh_f64, tanh_f32_slice, tanh_f64_slice,
+    /// The hyperbolic tangent.
+    ///
+    /// Measured max error: 0.50 ulp (f32), 1.84 ulp (f64).
+    /// Specials: NaN -> NaN, ±0 -> ±0, ±inf -> ±1.
+}
+
+super::f64_kind! {
+    asinh, asinh_f32, asinh_f64, asinh_f32_slice, asinh_f64_slice,
+    /// The inverse hyperbolic sine.
+    ///
+    /// Measured max error: 0.50 ulp (f32), 1.18 ulp (f64).
+    /// Specials: NaN -> NaN, ±0 -> ±0, ±inf -> ±inf.
+}
+
+super::f64_kind! {
+    acosh, acosh_f32, acosh_f64, acosh_f32_slice, acosh_f64_slice,
+    /// The inverse hyperbolic cosine.
+    ///
+    /// Measured max error: 0.50 ulp (f32), 1.13 ulp (f64).
+    /// Specials: NaN -> NaN, x < 1 -> NaN, 1 -> +0, +inf -> +inf.
+}
+
+super::f64_kind! {
+    atanh, atanh_f32, atanh_f64, atanh_f32_slice, atanh_f64_slice,
+    /// The inverse hyperbolic tangent.
+    ///
+    /// Measured max error: 0.50 ulp (f32), 1.09 ulp (f64).
+    /// Specials: NaN -> NaN, ±0 -> ±0, ±1 -> ±inf, |x| > 1 -> NaN.
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kinds::testing::*;
+
+    #[test]
+    fn hyperbolic_accuracy() {
+        let mut wide = sweep32(-f32::MAX, f32::MAX, 400_000);
+        wide.extend(linear32(-100.0, 100.0, 200_000));
+        wide.extend(linear32(-3.0, 3.0, 200_000));
+        let mut unit = sweep32(-1.0, 1.0, 500_000);
+        unit.extend(linear32(-1.0, 1.0, 300_000));
+        let mut above1 = sweep32(1.0, f32::MAX, 500_000);
+        above1.extend(linear32(1.0, 5.0, 300_000));
+        let mut worst = 0.0f64;
+        worst = worst.max(measure32(
+            "sinh",
+            sinh_f32,
+            sinh_f32_slice,
+            f64::sinh,
+            &wide,
+        ));
+        worst = worst.max(measure32(
+            "cosh",
+            cosh_f32,
+            cosh_f32_slice,
+            f64::cosh,
+            &wide,
+        ));
+        worst = worst.max(measure32(
+            "tanh",
+            tanh_f32,
+            tanh_f32_slice,
+            f64::tanh,
+            &wide,
+        ));
+        worst = worst.max(measure32(
+            "asinh",
+            asinh_f32,
+            asinh_f32_slice,
+            f64::asinh,
+            &wide,
+        ));
+        worst = worst.max(measure32(
+            "acosh",
+            acosh_f32,
+            acosh_f32_slice,
+            f64::acosh,
+            &above1,
+        ));
+        worst = worst.max(measure32(
+            "atanh",
+            atanh_f32,
+            atanh_f32_slice,
+            f64::atanh,
+            &unit,
+        ));
+        worst = worst.max(measure64(
+            "sinh",
+            sinh_f64,
+            sinh_f64_slice,
+            &table1(include_bytes!("testdata/sinh.bin")),
+        ));
+        worst = worst.max(measure64(
+            "cosh",
+            cosh_f64,
+            cosh_f64_slice,
+            &table1(include_bytes!("testdata/cosh.bin")),
+        ));
+        worst = worst.max(measure64(
+            "tanh",
+            tanh_f64,
+            tanh_f64_slice,
+            &table1(include_bytes!("testdata/tanh.bin")),
+        ));
+        worst = worst.max(measure64(
+            "asinh",
+            asinh_f64,
+            asinh_f64_slice,
+            &table1(include_bytes!("testdata/asinh.bin")),
+        ));
+        worst = worst.max(measure64(
+            "acosh",
+            acosh_f64,
+            acosh_f64_slice,
+            &table1(include_bytes!("testdata/acosh.bin")),
+        ));
+        worst = worst.max(measure64(
+            "atanh",
+            atanh_f64,
+            atanh_f64_slice,
+            &table1(include_bytes!("testdata/atanh.bin")),
+        ));
+        assert!(worst < 4.0);
+    }
+
+    #[test]
+    fn hyperbolic_specials() {
+        let (nan, inf) = (f64::NAN, f64::INFINITY);
+        for (x, s, c, t) in [
+            (nan, nan, nan, nan),
+            (0.0, 0.0, 1.0, 0.0),
+            (-0.0, -0.0, 1.0, -0.0),
+            (inf, inf, inf, 1.0),
+            (-inf, -inf, inf, -1.0),
+            (1e3, inf, inf, 1.0),
+            (-1e3, -inf, inf, -1.0),
+            (5e-324, 5e-324, 1.0, 5e-324),
+        ] {
+            same(sinh_f64(x), s);
+            same(cosh_f64(x), c);
+            same(tanh_f64(x), t);
+            same(sinh_f32(x as f32), s as f32);
+            same(cosh_f32(x as f32), c as f32);
+            same(tanh_f32(x as f32), t as f32);
+        }
+        for (x, s, c, t) in [
+            (nan, nan, nan, nan),
+            (0.0, 0.0, nan, 0.0),
+            (-0.0, -0.0, nan, -0.0),
+            (1.0, 0.881373587019543, 0.0, inf),
+            (-1.0, -0.881373587019543, nan, -inf),
+            (inf, inf, inf, nan),
+            (-inf, -inf, nan, nan),
+            (2.0, 1.4436354751788103, 1.3169578969248166, nan),
+            (-1e-310, -1e-310, nan, -1e-310),
+        ] {
+            same(asinh_f64(x), s);
+            same(acosh_f64(x), c);
+            same(atanh_f64(x), t);
+            same(asinh_f32(x as f32), s as f32);
+            same(acosh_f32(x as f32), c as f32);
+            same(atanh_f32(x as f32), t as f32);
+        }
+        assert!(sinh_f64(710.475).is_finite() && cosh_f64(-710.475).is_finite());
+        same(sinh_f64(710.4759), inf);
+        same(cosh_f64(-710.4759), inf);
+        same(asinh_f64(f64::MAX), 710.475860073944);
+        same(acosh_f64(f64::MAX), 710.475860073944);
+    }
+}
