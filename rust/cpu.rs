@@ -9,27 +9,31 @@ use std::sync::OnceLock;
 pub fn check() -> Result<(), String> {
     #[cfg(target_arch = "x86_64")]
     {
-        let missing: Vec<&str> = [
-            ("avx2", std::arch::is_x86_feature_detected!("avx2")),
-            ("fma", std::arch::is_x86_feature_detected!("fma")),
-            ("f16c", std::arch::is_x86_feature_detected!("f16c")),
-            ("bmi2", std::arch::is_x86_feature_detected!("bmi2")),
-            ("sse4.2", std::arch::is_x86_feature_detected!("sse4.2")),
-            ("popcnt", std::arch::is_x86_feature_detected!("popcnt")),
-        ]
-        .iter()
-        .filter(|(_, ok)| !ok)
-        .map(|(name, _)| *name)
-        .collect();
-        if !missing.is_empty() {
-            return Err(format!(
-                "nx.cpu needs an x86-64 host with AVX2, FMA, F16C, BMI2, SSE4.2 and POPCNT \
-                 (and the system saving AVX state); this one lacks {}",
-                missing.join(", ")
-            ));
-        }
+        verdict(&[
+            ("AVX2", std::arch::is_x86_feature_detected!("avx2")),
+            ("FMA", std::arch::is_x86_feature_detected!("fma")),
+            ("F16C", std::arch::is_x86_feature_detected!("f16c")),
+            ("BMI2", std::arch::is_x86_feature_detected!("bmi2")),
+            ("SSE4.2", std::arch::is_x86_feature_detected!("sse4.2")),
+            ("POPCNT", std::arch::is_x86_feature_detected!("popcnt")),
+        ])
     }
+    #[cfg(not(target_arch = "x86_64"))]
     Ok(())
+}
+
+/// The verdict on an x86-64 host given whether it has each feature.
+fn verdict(features: &[(&str, bool)]) -> Result<(), String> {
+    let missing: Vec<&str> = features.iter().filter(|(_, ok)| !ok).map(|(name, _)| *name).collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "nx.cpu needs an x86-64 host with AVX2, FMA, F16C, BMI2, SSE4.2 and POPCNT, \
+             the system saving AVX state; this one lacks {}",
+            missing.join(", ")
+        ))
+    }
 }
 
 fn baseline() -> bool {
@@ -60,6 +64,13 @@ pub fn run<T>(f: impl FnOnce() -> T) -> T {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_host_without_a_feature_is_refused_by_name() {
+        let e = super::verdict(&[("AVX2", true), ("FMA", false), ("BMI2", false)]).unwrap_err();
+        assert!(e.ends_with("lacks FMA, BMI2"), "{e}");
+        assert!(super::verdict(&[("AVX2", true)]).is_ok());
+    }
+
     #[test]
     fn this_host_passes_and_run_runs() {
         assert_eq!(super::check(), Ok(()));

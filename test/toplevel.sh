@@ -31,9 +31,12 @@ printf '%s\n' "$script" > "$dir/t.ml"
 ocamlfind ocamlc -package nx_cpu -linkpkg "$dir/t.ml" -o "$dir/t.byte" 2>/dev/null
 got=$("$dir/t.byte")
 [[ $got == "$want" ]] || { echo "bytecode: got '$got', want '$want'"; exit 1; }
+got=$(printf '#use "topfind";;\n#require "nx_cpu";;\nprint_int (Nx_cpu.threads ());;\n' | NX_CPU_THREADS=3 ocaml -stdin 2>&1 | tail -n 1)
+[[ $got == 3 ]] || { echo "NX_CPU_THREADS=3 gave $got threads"; exit 1; }
+
 got=$(utop -require nx_cpu "$dir/t.ml" 2>&1 | tail -n 1)
 [[ $got == "$want" ]] || { echo "utop: got '$got', want '$want'"; exit 1; }
 
 got=$(dune utop --display=quiet ocaml -- "$dir/t.ml" 2>/dev/null | tail -n 1)
 [[ $got == "$want" ]] || { echo "dune utop: got '$got', want '$want'"; exit 1; }
-echo "toplevel, bytecode, utop and dune utop: 4 passed, 0 failed"
+echo "toplevel, bytecode, NX_CPU_THREADS, utop and dune utop: 5 passed, 0 failed"
