@@ -1,0 +1,1 @@
+//! Reductions and scans in lane order (the spec's Lane order, Reductions and scans): under construction.
