@@ -19,6 +19,7 @@ pub mod answer;
 pub mod cpu;
 pub mod door;
 pub mod map;
+pub mod pad;
 pub mod pool;
 #[cfg(feature = "ocaml")]
 pub mod ffi;

@@ -14,6 +14,7 @@ use crate::dtype::Dtype;
 use crate::layout::{Layout, Memory, View};
 use crate::memio;
 use crate::ops;
+use crate::pad::Pad;
 use crate::pool;
 use crate::prog::{Node, Prog};
 
@@ -59,13 +60,33 @@ impl<T: Copy + Default> Table<T> {
     }
 }
 
+/// How a loop reads an operand.
+#[derive(Clone, Debug)]
+pub enum Load {
+    /// Element by element at the loop's index.
+    Plain(View),
+    /// Through a pad's windows over a padded copy of the operand.
+    Padded(Pad, View),
+}
+
+impl Load {
+    /// The operand's view.
+    pub fn view(&self) -> &View {
+        match self {
+            Load::Plain(v) | Load::Padded(_, v) => v,
+        }
+    }
+}
+
 /// A checked map call, ready to run once its claims are held.
 pub struct Plan {
     prog: Prog,
     shape: Vec<usize>,
     dsts: Vec<View>,
+    /// The operands' views, read as `pads` says.
     loads: Vec<View>,
-    /// Loads to read from a copy, because a destination overlaps them
+    pads: Vec<Option<Pad>>,
+    /// Plain loads to read from a copy, because a destination overlaps them
     /// otherwise than element for element.
     copied: Vec<bool>,
 }
@@ -107,6 +128,12 @@ fn same_elements(a: &View, b: &View) -> bool {
 /// Checks a map call: the program against its loads and destinations, their
 /// shapes and dtypes, and the destinations' layouts.
 pub fn plan(prog: Prog, dsts: Vec<View>, loads: Vec<View>) -> Result<Plan, String> {
+    plan_loads(prog, dsts, loads.into_iter().map(Load::Plain).collect())
+}
+
+/// Checks a map call whose loads may be padded: as [`plan`], a padded load's
+/// shape being the one its pad gives (refused before any copy is made).
+pub fn plan_loads(prog: Prog, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan, String> {
     if dsts.len() != prog.outputs.len() {
         return Err(format!(
             "{} destinations for a program of {} outputs",
@@ -117,9 +144,16 @@ pub fn plan(prog: Prog, dsts: Vec<View>, loads: Vec<View>) -> Result<Plan, Strin
     if loads.len() != prog.operands.len() {
         return Err(format!("{} loads for a program of {} operands", loads.len(), prog.operands.len()));
     }
-    let shape = match (dsts.first(), loads.first()) {
+    let mut load_shapes = Vec::with_capacity(loads.len());
+    for (i, l) in loads.iter().enumerate() {
+        load_shapes.push(match l {
+            Load::Plain(v) => v.layout.shape.clone(),
+            Load::Padded(p, v) => p.shape(&v.layout.shape).map_err(|e| format!("load {i}: {e}"))?,
+        });
+    }
+    let shape = match (dsts.first(), load_shapes.first()) {
         (Some(d), _) => d.layout.shape.clone(),
-        (None, Some(l)) => l.layout.shape.clone(),
+        (None, Some(l)) => l.clone(),
         (None, None) => Vec::new(),
     };
     for (k, d) in dsts.iter().enumerate() {
@@ -147,15 +181,12 @@ pub fn plan(prog: Prog, dsts: Vec<View>, loads: Vec<View>) -> Result<Plan, Strin
         }
     }
     for (i, l) in loads.iter().enumerate() {
-        if l.layout.dtype != prog.operands[i] {
-            return Err(format!(
-                "load {i} is {} but operand {i} is {}",
-                l.layout.dtype.name(),
-                prog.operands[i].name()
-            ));
+        let d = l.view().layout.dtype;
+        if d != prog.operands[i] {
+            return Err(format!("load {i} is {} but operand {i} is {}", d.name(), prog.operands[i].name()));
         }
-        if l.layout.shape != shape {
-            return Err(format!("load {i} has shape {:?}, the loop {:?}", l.layout.shape, shape));
+        if load_shapes[i] != shape {
+            return Err(format!("load {i} has shape {:?}, the loop {:?}", load_shapes[i], shape));
         }
     }
     if let Some(a) = prog.max_coord_axis() {
@@ -165,9 +196,19 @@ pub fn plan(prog: Prog, dsts: Vec<View>, loads: Vec<View>) -> Result<Plan, Strin
     }
     let copied = loads
         .iter()
-        .map(|l| dsts.iter().any(|d| d.overlaps(l) && !same_elements(d, l)))
+        .map(|l| match l {
+            Load::Plain(v) => dsts.iter().any(|d| d.overlaps(v) && !same_elements(d, v)),
+            Load::Padded(..) => false,
+        })
         .collect();
-    Ok(Plan { prog, shape, dsts, loads, copied })
+    let (loads, pads) = loads
+        .into_iter()
+        .map(|l| match l {
+            Load::Plain(v) => (v, None),
+            Load::Padded(p, v) => (v, Some(p)),
+        })
+        .unzip();
+    Ok(Plan { prog, shape, dsts, loads, pads, copied })
 }
 
 impl Plan {
@@ -190,7 +231,13 @@ impl Plan {
             .chain(&self.dsts)
             .map(|v| v.layout.dtype.bits().div_ceil(8))
             .sum();
-        size.saturating_mul(bytes + 4 * self.prog.nodes.len())
+        let copies: usize = self
+            .loads
+            .iter()
+            .zip(&self.pads)
+            .filter_map(|(v, p)| p.as_ref().map(|p| 2 * p.copy_bytes(v)))
+            .sum();
+        size.saturating_mul(bytes + 4 * self.prog.nodes.len()).saturating_add(copies)
     }
 
     /// Runs the call. Its claims must be held.
@@ -201,8 +248,12 @@ impl Plan {
         }
         let mut scratch = Vec::new();
         for i in 0..self.loads.len() {
-            if self.copied[i] {
-                let (view, buf) = copy_of(&self.loads[i])?;
+            let copy = match &self.pads[i] {
+                Some(p) => Some(p.materialize(&self.loads[i])?),
+                None if self.copied[i] => Some(copy_of(&self.loads[i])?),
+                None => None,
+            };
+            if let Some((view, buf)) = copy {
                 self.loads[i] = view;
                 scratch.push(buf);
             }
@@ -221,8 +272,7 @@ fn copy_of(v: &View) -> Result<(View, Vec<u64>), String> {
     let copy = View::new(layout, memory)?;
     let d = v.layout.dtype;
     let id = Prog::new(vec![d], vec![Node::Load(0)], vec![0])?;
-    Loop::new(&Plan { prog: id.clone(), shape: v.layout.shape.clone(), dsts: vec![copy.clone()], loads: vec![v.clone()], copied: vec![false] })
-        .run(&id)?;
+    plan(id, vec![copy.clone()], vec![v.clone()])?.run()?;
     Ok((copy, buf))
 }
 

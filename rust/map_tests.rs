@@ -303,3 +303,99 @@ fn destinations_aliasing_loads_give_fresh_results() {
         assert_eq!(got, (i as i32 * 3) + (i as i32 + 1) * 3, "element {i}");
     }
 }
+
+/// A padded load's element at an index of the loop, by hand: each axis's
+/// padded coordinate (window start plus tap times dilation), minus the pad
+/// before, read from the operand or the fill.
+fn padded_reference(p: &crate::pad::Pad, x: &[f64], shape: &[usize], idx: &[usize], fill: f64) -> f64 {
+    let r = shape.len();
+    let mut tap = r;
+    let mut flat = 0usize;
+    for a in 0..r {
+        let pos = match p.windows.get(a).copied().flatten() {
+            None => idx[a] as isize,
+            Some(w) => {
+                let t = idx[tap];
+                tap += 1;
+                (idx[a] * w.stride + t * w.dilation) as isize
+            }
+        } - p.before[a] as isize;
+        if pos < 0 || pos >= shape[a] as isize {
+            return fill;
+        }
+        flat = flat * shape[a] + pos as usize;
+    }
+    x[flat]
+}
+
+#[test]
+fn padded_loads_match_padding_and_windowing_by_hand() {
+    use crate::pad::{Pad, Window};
+    let w = |size, stride, dilation| Some(Window { size, stride, dilation });
+    let cases = vec![
+        (vec![5, 7], Pad { before: vec![1, 2], after: vec![2, 0], windows: vec![], fill: -1.5 }),
+        (vec![6, 9], Pad { before: vec![1, 1], after: vec![1, 1], windows: vec![w(3, 1, 1), w(3, 2, 1)], fill: 0.0 }),
+        (vec![11], Pad { before: vec![2], after: vec![3], windows: vec![w(3, 2, 3)], fill: f64::NEG_INFINITY }),
+        (vec![4, 5], Pad { before: vec![0, 3], after: vec![0, 3], windows: vec![None, w(4, 3, 2)], fill: 7.0 }),
+    ];
+    for (shape, pad) in cases {
+        let n: usize = shape.iter().product();
+        let x: Vec<f64> = (0..n).map(|i| (i as f64) * 0.5 - 3.0).collect();
+        let mut xb = Buf::zeros(8 * n);
+        let xm = xb.memory();
+        for (i, v) in x.iter().enumerate() {
+            unsafe { (xm.base as *mut f64).add(i).write(*v) };
+        }
+        let xv = View::new(Layout::contiguous(Dtype::Float64, &shape), xm).unwrap();
+        let out_shape = pad.shape(&shape).unwrap();
+        for threads in [1, 2] {
+            pool::set_threads(threads).unwrap();
+            let mut ob = Buf::zeros(8 * out_shape.iter().product::<usize>() + 8);
+            let ov = View::new(Layout::contiguous(Dtype::Float64, &out_shape), ob.memory()).unwrap();
+            let id = Prog::new(vec![Dtype::Float64], vec![Node::Load(0)], vec![0]).unwrap();
+            plan_loads(id, vec![ov.clone()], vec![Load::Padded(pad.clone(), xv.clone())]).unwrap().run().unwrap();
+            let total: usize = out_shape.iter().product();
+            for flat in 0..total {
+                let mut idx = vec![0; out_shape.len()];
+                let mut rest = flat;
+                for a in (0..out_shape.len()).rev() {
+                    idx[a] = rest % out_shape[a];
+                    rest /= out_shape[a];
+                }
+                let got = unsafe { (ov.memory.base as *const f64).add(flat).read() };
+                let want = padded_reference(&pad, &x, &shape, &idx, pad.fill);
+                assert_eq!(got.to_bits(), want.to_bits(), "{pad:?} at {idx:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn padded_loads_refuse_before_copying() {
+    use crate::pad::{Pad, Window};
+    let mut xb = Buf::zeros(64);
+    let xv = View::new(Layout::contiguous(Dtype::Int8, &[4, 4]), xb.memory()).unwrap();
+    let mut ob = Buf::zeros(64);
+    let ov = View::new(Layout::contiguous(Dtype::Int8, &[4, 4]), ob.memory()).unwrap();
+    let id = Prog::new(vec![Dtype::Int8], vec![Node::Load(0)], vec![0]).unwrap();
+    let rank = Pad { before: vec![1], after: vec![1], windows: vec![], fill: 0.0 };
+    let big = Pad { before: vec![0, 0], after: vec![0, 0], windows: vec![None, Some(Window { size: 5, stride: 1, dilation: 1 })], fill: 0.0 };
+    let shape = Pad { before: vec![1, 0], after: vec![0, 0], windows: vec![], fill: 0.0 };
+    for (p, needle) in [(rank, "rank 2"), (big, "spans 5"), (shape, "shape")] {
+        let e = plan_loads(id.clone(), vec![ov.clone()], vec![Load::Padded(p, xv.clone())]).err().unwrap();
+        assert!(e.contains(needle), "{e}");
+    }
+}
+
+#[test]
+fn a_broadcast_axis_the_pad_leaves_alone_is_held_at_one_element() {
+    use crate::pad::Pad;
+    let mut xb = Buf::zeros(64);
+    let xv = View::new(Layout { dtype: Dtype::Float32, shape: vec![1000, 3], strides: vec![0, 1], offset: 0 }, xb.memory()).unwrap();
+    let p = Pad { before: vec![0, 1], after: vec![0, 1], windows: vec![], fill: 0.0 };
+    assert_eq!(p.copy_bytes(&xv), 4 * 5);
+    let (view, buf) = p.materialize(&xv).unwrap();
+    assert_eq!(buf.len() * 8, 24);
+    assert_eq!(view.layout.shape, vec![1000, 5]);
+    assert_eq!(view.layout.strides, vec![0, 1]);
+}
