@@ -112,7 +112,36 @@ module Prog = struct
   let words p = Bytes.copy p.words
 end
 
-type load = Plain of Nx_array.any
+type window = { size : int; stride : int; dilation : int }
+type pad = { before : int array; after : int array; windows : window option array; fill : float }
+type load = Plain of Nx_array.any | Padded of pad * Nx_array.any
+
+module Shape = struct
+  let padded p shape =
+    let r = Array.length shape in
+    let fail fmt = Printf.ksprintf (fun m -> invalid_arg ("Nx_kernel.Shape.padded: " ^ m)) fmt in
+    if Array.length p.before <> r || Array.length p.after <> r
+       || not (Array.length p.windows = 0 || Array.length p.windows = r)
+    then
+      fail "a pad of %d befores, %d afters and %d windows for an operand of rank %d"
+        (Array.length p.before) (Array.length p.after) (Array.length p.windows) r;
+    let taps = ref [] in
+    let out =
+      Array.init r (fun a ->
+          if p.before.(a) < 0 || p.after.(a) < 0 then fail "axis %d pads by a negative count" a;
+          let padded = shape.(a) + p.before.(a) + p.after.(a) in
+          match if Array.length p.windows = 0 then None else p.windows.(a) with
+          | None -> padded
+          | Some w ->
+              if w.size < 1 || w.stride < 1 || w.dilation < 1 then
+                fail "axis %d's window has a size, stride or dilation below 1" a;
+              let span = ((w.size - 1) * w.dilation) + 1 in
+              if span > padded then fail "axis %d's window spans %d of a padded extent of %d" a span padded;
+              taps := w.size :: !taps;
+              ((padded - span) / w.stride) + 1)
+    in
+    Array.append out (Array.of_list (List.rev !taps))
+end
 
 let map_refusal p ~dsts loads =
   let outputs = Prog.outputs p and operands = Prog.operands p in
@@ -120,8 +149,16 @@ let map_refusal p ~dsts loads =
   let code_of (Nx_array.Any a) = Nx_array.Dtype.code (Nx_array.dtype a) in
   let name_of (Nx_array.Any a) = Nx_array.Dtype.name (Nx_array.dtype a) in
   let pp_shape s = "[" ^ String.concat "; " (Array.to_list (Array.map string_of_int s)) ^ "]" in
-  let loads = Iarray.map (fun (Plain a) -> a) loads in
   let err = Printf.ksprintf Option.some in
+  match
+    Iarray.map
+      (function
+        | Plain a -> (a, shape_of a)
+        | Padded (p, a) -> (a, Shape.padded p (shape_of a)))
+      loads
+  with
+  | exception Invalid_argument why -> Some why
+  | loads ->
   if Iarray.length dsts <> Array.length outputs then
     err "%d destinations for a program of %d outputs" (Iarray.length dsts) (Array.length outputs)
   else if Iarray.length loads <> Array.length operands then
@@ -129,7 +166,7 @@ let map_refusal p ~dsts loads =
   else
     let shape =
       if Iarray.length dsts > 0 then Some (shape_of (Iarray.get dsts 0))
-      else if Iarray.length loads > 0 then Some (shape_of (Iarray.get loads 0))
+      else if Iarray.length loads > 0 then Some (snd (Iarray.get loads 0))
       else None
     in
     let first = ref None in
@@ -144,12 +181,12 @@ let map_refusal p ~dsts loads =
                   (pp_shape (Option.get shape))))
       dsts;
     Iarray.iteri
-      (fun i l ->
+      (fun i (l, load_shape) ->
         if code_of l <> Prog.code operands.(i) then
           note (Printf.sprintf "load %d is %s but operand %d is %s" i (name_of l) i
                   (let (Nx_array.Dtype.Any t) = operands.(i) in Nx_array.Dtype.name t));
-        if Some (shape_of l) <> shape then
-          note (Printf.sprintf "load %d has shape %s, the loop %s" i (pp_shape (shape_of l))
+        if Some load_shape <> shape then
+          note (Printf.sprintf "load %d has shape %s, the loop %s" i (pp_shape load_shape)
                   (pp_shape (Option.get shape))))
       loads;
     !first

@@ -150,8 +150,47 @@ module Prog : sig
       output nodes. Kinds are numbered in their order of declaration. *)
 end
 
+(** {1 Loads} *)
+
+type window = { size : int; stride : int; dilation : int }
+(** A window along an axis: [size] taps, [stride] elements between
+    neighbouring windows, [dilation] elements between neighbouring taps. *)
+
+type pad = {
+  before : int array;  (** Elements of fill before each axis. *)
+  after : int array;  (** Elements of fill after each axis. *)
+  windows : window option array;
+      (** Per axis, a window or none; the empty array for no windows. *)
+  fill : float;
+      (** The padding's value, cast into the operand's dtype as
+          {!Prog.op1.Cast} casts it ([neg_infinity] gives an integer's
+          least value). *)
+}
+(** A pad of an operand, then windows over it: the loop reads the padded
+    operand's windows, one trailing axis of taps appended per windowed axis.
+    An element's tap is its index along those appended axes. *)
+
 (** How a loop reads an operand. *)
-type load = Plain of Nx_array.any  (** Element by element at the loop's index. *)
+type load =
+  | Plain of Nx_array.any  (** Element by element at the loop's index. *)
+  | Padded of pad * Nx_array.any
+      (** Through a pad's windows, from one padded copy the call holds; an
+          axis the operand broadcasts and the pad leaves alone held at one
+          element. A pad that fits no operand of the load's shape, or a
+          padded shape other than the loop's, is refused before the copy is
+          made. *)
+
+(** The shapes kernels compute. *)
+module Shape : sig
+  val padded : pad -> int array -> int array
+  (** [padded p shape] is the shape a load by [p] of an operand of [shape]
+      has: each axis padded, windowed axes counted in windows
+      ([(padded - (size - 1) * dilation - 1) / stride + 1]), then one axis of
+      [size] taps per windowed axis. Raises [Invalid_argument] where [p]'s
+      arrays do not have the operand's rank, an extent is negative, a size,
+      stride or dilation is below 1, or a window spans more than its padded
+      axis. *)
+end
 
 val map_refusal : Prog.t -> dsts:Nx_array.any iarray -> load iarray -> string option
 (** Why a map of a program into [dsts] over [loads] does not fit, or [None]:

@@ -16,6 +16,7 @@ use crate::map;
 use crate::pool;
 use crate::prog::Prog;
 use crate::narrow::Narrow;
+use crate::pad::{Pad, Window};
 use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlFloat, OCamlInt, OCamlRuntime, ToOCaml};
 use ocaml_sys::bigarray::Bigarray;
 use std::os::raw::{c_int, c_void};
@@ -110,36 +111,84 @@ fn words(b: &[u8]) -> Result<Vec<i64>, String> {
     Ok(b.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
 }
 
+/// Reads a call description's words in order, refusing one that ends early.
+struct Reader<'a> {
+    words: &'a [i64],
+    at: usize,
+    what: &'static str,
+}
+
+impl<'a> Reader<'a> {
+    fn new(words: &'a [i64], what: &'static str) -> Self {
+        Reader { words, at: 0, what }
+    }
+
+    fn word(&mut self) -> Result<i64, String> {
+        let x = *self.words.get(self.at).ok_or_else(|| format!("a {} description ends early", self.what))?;
+        self.at += 1;
+        Ok(x)
+    }
+
+    /// A word that counts something, so is not negative.
+    fn count(&mut self, name: &str) -> Result<usize, String> {
+        let x = self.word()?;
+        usize::try_from(x).map_err(|_| format!("a {}'s {name} is {x}", self.what))
+    }
+
+    fn counts(&mut self, n: usize, name: &str) -> Result<Vec<usize>, String> {
+        (0..n).map(|_| self.count(name)).collect()
+    }
+
+    fn finish(self) -> Result<(), String> {
+        if self.at == self.words.len() { Ok(()) } else { Err(format!("a {} description has words past its end", self.what)) }
+    }
+}
+
 /// Decodes `count` views from words: dtype, buffer, rank, offset, shape,
 /// strides; each checked to lie inside its buffer.
 fn views(w: &[i64], mems: &[Memory], count: usize) -> Result<Vec<View>, String> {
-    let mut at = 0usize;
-    let mut next = || -> Result<i64, String> {
-        let x = *w.get(at).ok_or("a view description ends early")?;
-        at += 1;
-        Ok(x)
-    };
+    let mut r = Reader::new(w, "view");
     let mut out = Vec::with_capacity(count);
     for i in 0..count {
-        let dtype = Dtype::of_code(next()?).ok_or_else(|| format!("view {i} has no dtype"))?;
-        let buf = next()?;
-        let mem = usize::try_from(buf).ok().and_then(|b| mems.get(b)).ok_or_else(|| format!("view {i} names buffer {buf}"))?;
-        let rank = usize::try_from(next()?).map_err(|_| format!("view {i} has a negative rank"))?;
-        let offset = usize::try_from(next()?).map_err(|_| format!("view {i} has a negative offset"))?;
-        let mut shape = Vec::with_capacity(rank.min(64));
-        for _ in 0..rank {
-            shape.push(usize::try_from(next()?).map_err(|_| format!("view {i} has a negative extent"))?);
-        }
-        let mut strides = Vec::with_capacity(rank.min(64));
-        for _ in 0..rank {
-            strides.push(next()? as isize);
-        }
+        let code = r.word()?;
+        let dtype = Dtype::of_code(code).ok_or_else(|| format!("operand {i} has no dtype of code {code}"))?;
+        let buf = r.count("buffer")?;
+        let mem = mems.get(buf).ok_or_else(|| format!("operand {i} names buffer {buf}"))?;
+        let rank = r.count("rank")?;
+        let offset = r.count("offset")?;
+        let shape = r.counts(rank, "extent")?;
+        let strides = (0..rank).map(|_| r.word().map(|s| s as isize)).collect::<Result<Vec<_>, _>>()?;
         let layout = Layout { dtype, shape, strides, offset };
         out.push(View::new(layout, *mem).map_err(|e| format!("operand {i} {e}"))?);
     }
-    if at != w.len() {
-        return Err("a view description has words past its end".into());
+    r.finish()?;
+    Ok(out)
+}
+
+/// Decodes each load's pad from words: 0 for a plain load; or 1, the rank
+/// r, r befores, r afters, the window count (0 or r), three words per window
+/// (size, stride, dilation; all 0 for an axis without), the fill's bits.
+fn pads(w: &[i64], count: usize) -> Result<Vec<Option<Pad>>, String> {
+    let mut r = Reader::new(w, "pad");
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        if r.count("tag")? == 0 {
+            out.push(None);
+            continue;
+        }
+        let rank = r.count("rank")?;
+        let before = r.counts(rank, "before")?;
+        let after = r.counts(rank, "after")?;
+        let n = r.count("window count")?;
+        let mut windows = Vec::with_capacity(n.min(64));
+        for _ in 0..n {
+            let (size, stride, dilation) = (r.count("window")?, r.count("stride")?, r.count("dilation")?);
+            windows.push(if size == 0 { None } else { Some(Window { size, stride, dilation }) });
+        }
+        let fill = f64::from_bits(r.word()? as u64);
+        out.push(Some(Pad { before, after, windows, fill }));
     }
+    r.finish()?;
     Ok(out)
 }
 
@@ -237,13 +286,14 @@ pub fn nx_cpu_prog_check(cr: &mut OCamlRuntime, prog: OCaml<OCamlBytes>) -> OCam
 }
 
 /// `Nx_cpu.map`: a program's words, the views' words (destinations first),
-/// the number of destinations and the buffers. Answers (0, "") for Done,
+/// the loads' pads, the number of destinations and the buffers. Answers (0, "") for Done,
 /// (1, why) for Declined, (2, why) for a refusal.
 #[ocaml_interop::export]
 pub fn nx_cpu_map(
     cr: &mut OCamlRuntime,
     prog: OCaml<OCamlBytes>,
     view_words: OCaml<OCamlBytes>,
+    pad_words: OCaml<OCamlBytes>,
     n_dsts: OCaml<OCamlInt>,
     buffers: OCaml<OCamlBytes>,
 ) -> OCaml<(OCamlInt, String)> {
@@ -257,8 +307,17 @@ pub fn nx_cpu_map(
         let p = Prog::decode(&words(prog.as_bytes())?)?;
         let n_dsts = usize::try_from(n_dsts).map_err(|_| "a negative destination count".to_string())?;
         let all = views(&w, &mems, n_dsts + p.operands.len())?;
-        let (dsts, loads) = (all[..n_dsts].to_vec(), all[n_dsts..].to_vec());
-        map::plan(p, dsts, loads)
+        let pads = pads(&words(pad_words.as_bytes())?, p.operands.len())?;
+        let (dsts, views) = (all[..n_dsts].to_vec(), all[n_dsts..].to_vec());
+        let loads = views
+            .into_iter()
+            .zip(pads)
+            .map(|(v, p)| match p {
+                None => map::Load::Plain(v),
+                Some(p) => map::Load::Padded(p, v),
+            })
+            .collect();
+        map::plan_loads(p, dsts, loads)
     });
     let answer = match planned {
         Err(e) => Answer::Refused(format!("nx.cpu map: {e}")),
