@@ -6,7 +6,6 @@
 pub mod dtype;
 pub mod kinds;
 pub mod narrow;
-#[cfg(not(nx_wip_off))]
 pub mod reduce;
 pub mod arith;
 pub mod column;

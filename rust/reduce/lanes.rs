@@ -1,0 +1,82 @@
+//! One block's lane order: 16 lanes by number modulo 16, each starting from
+//! its first term, then the lanes' tree (i + 8, i + 4, i + 2, 1).
+
+use super::monoid::Monoid;
+use super::LANES;
+
+/// The lane-order result of one block of 1 to [`BLOCK`](super::BLOCK) terms.
+#[inline]
+pub(crate) fn block<T: Copy, M: Monoid<T>>(terms: &[T]) -> T {
+    let n = terms.len();
+    debug_assert!((1..=super::BLOCK).contains(&n));
+    let (mut acc, present): ([T; LANES], usize) = if n >= LANES {
+        let mut acc: [T; LANES] = core::array::from_fn(|l| M::start(terms[l]));
+        let full = n - n % LANES;
+        rows::<T, M>(&mut acc, &terms[LANES..full]);
+        for (a, &x) in acc.iter_mut().zip(&terms[full..]) {
+            *a = M::combine(*a, x);
+        }
+        (acc, LANES)
+    } else {
+        // Lanes from `n` on hold a placeholder and take no part.
+        (core::array::from_fn(|l| M::start(terms[l.min(n - 1)])), n)
+    };
+    fold_lanes::<T, M>(&mut acc, 1, present);
+    acc[0]
+}
+
+/// [`Monoid::rows`] out of line, so that the vectoriser sees the lanes
+/// alone: inlined into a block, they stay scalar.
+#[inline(never)]
+fn rows<T: Copy, M: Monoid<T>>(acc: &mut [T; LANES], terms: &[T]) {
+    M::rows(acc, terms);
+}
+
+/// One round of lane order for `w` outputs side by side: `rows` rows of a
+/// block's next 16 (row `k` at `tile[k * stride..][..w]`, one term per
+/// output) go to lanes `0..rows` of `acc`, lane `l` at `acc[l * w..][..w]`.
+/// The block's first round (`first`) starts the lanes, later ones combine.
+#[inline]
+pub(crate) fn columns_round<T: Copy, M: Monoid<T>>(
+    tile: &[T],
+    stride: usize,
+    rows: usize,
+    acc: &mut [T],
+    w: usize,
+    first: bool,
+) {
+    debug_assert!(rows <= LANES);
+    for k in 0..rows {
+        let row = &tile[k * stride..][..w];
+        let lane = &mut acc[k * w..][..w];
+        if first {
+            for (a, &x) in lane.iter_mut().zip(row) {
+                *a = M::start(x);
+            }
+        } else {
+            for (a, &x) in lane.iter_mut().zip(row) {
+                *a = M::combine(*a, x);
+            }
+        }
+    }
+}
+
+/// The lanes' tree for `w` outputs side by side, lane `l` at
+/// `acc[l * w..][..w]`, lanes `present..` holding no term: lane `i` takes
+/// lane `i + 8` for `i < 8`, then `i + 4`, `i + 2`, then lane 0 takes lane 1.
+/// Leaves the results in `acc[..w]`.
+#[inline]
+pub(crate) fn fold_lanes<T: Copy, M: Monoid<T>>(acc: &mut [T], w: usize, present: usize) {
+    let mut present = present;
+    for step in [8, 4, 2, 1] {
+        for i in 0..step {
+            if i + step < present {
+                let (lo, hi) = acc.split_at_mut((i + step) * w);
+                for (a, &b) in lo[i * w..][..w].iter_mut().zip(&hi[..w]) {
+                    *a = M::combine(*a, b);
+                }
+            }
+        }
+        present = present.min(step);
+    }
+}

@@ -1,0 +1,100 @@
+//! The real carriers f32 and f64, as the Logsumexp and Moments code needs
+//! them, and the one place where their exp and log come from.
+
+use core::ops::{Add, Div, Mul, Sub};
+
+use super::monoid::{Max, Monoid, Ordered, Sum};
+
+/// f32 or f64.
+pub trait Real:
+    Ordered
+    + Default
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + ExpLog
+    + core::fmt::Debug
+{
+    /// +0.
+    const ZERO: Self;
+    /// +∞.
+    const INFINITY: Self;
+    /// The cut: the least integer whose exp is normal, -87 or -708; an exp
+    /// of less is taken as 0.
+    const CUT: Self;
+    /// The unit roundoff, 2^-24 or 2^-53.
+    const U: Self;
+    /// A count, rounded to nearest.
+    fn of_count(n: usize) -> Self;
+    /// Whether neither infinite nor NaN.
+    fn finite(self) -> bool;
+    /// Sum over the carrier.
+    fn sum<S: super::Terms<Self> + ?Sized>(terms: &S, parallel: bool) -> Self;
+    /// Max over the carrier.
+    fn max<S: super::Terms<Self> + ?Sized>(terms: &S, parallel: bool) -> Self;
+}
+
+/// exp and log, behind one trait so that their source changes in one place.
+pub trait ExpLog: Sized {
+    /// e^self.
+    fn exp(self) -> Self;
+    /// The natural logarithm.
+    fn ln(self) -> Self;
+}
+
+macro_rules! real {
+    ($($f:ty, $cut:expr, $u:expr, $exp:path, $ln:path);*) => {$(
+        impl Real for $f {
+            const ZERO: $f = 0.0;
+            const INFINITY: $f = <$f>::INFINITY;
+            const CUT: $f = $cut;
+            const U: $f = $u;
+            #[inline(always)] fn of_count(n: usize) -> $f { n as $f }
+            #[inline(always)] fn finite(self) -> bool { self.is_finite() }
+            fn sum<S: super::Terms<$f> + ?Sized>(terms: &S, parallel: bool) -> $f {
+                super::reduce(Sum, terms, parallel)
+            }
+            fn max<S: super::Terms<$f> + ?Sized>(terms: &S, parallel: bool) -> $f {
+                super::reduce(Max, terms, parallel)
+            }
+        }
+        /// The math library's Exp and Log (`crate::kinds`), the kinds'
+        /// own bits.
+        impl ExpLog for $f {
+            #[inline(always)] fn exp(self) -> $f { $exp(self) }
+            #[inline(always)] fn ln(self) -> $f { $ln(self) }
+        }
+    )*};
+}
+real!(
+    f32, -87.0, 1.0 / 16_777_216.0, crate::kinds::exp_f32, crate::kinds::log_f32;
+    f64, -708.0, 1.0 / 9_007_199_254_740_992.0, crate::kinds::exp_f64, crate::kinds::log_f64
+);
+
+/// exp z, or 0 for z below the cut (a NaN stays a NaN).
+#[inline(always)]
+pub(crate) fn cut_exp<F: Real>(z: F) -> F {
+    if z < F::CUT { F::ZERO } else { z.exp() }
+}
+
+/// Two sums side by side (Moments' Σ d and Σ d²), each with the bits of its
+/// own lane-order sum.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Pair<F>(pub(crate) F, pub(crate) F);
+
+impl<F: Real> Monoid<Pair<F>> for Sum {
+    #[inline(always)]
+    fn empty() -> Pair<F> {
+        Pair(F::ZERO, F::ZERO)
+    }
+    #[inline(always)]
+    fn start(x: Pair<F>) -> Pair<F> {
+        Pair(F::ZERO + x.0, F::ZERO + x.1)
+    }
+    #[inline(always)]
+    fn combine(a: Pair<F>, b: Pair<F>) -> Pair<F> {
+        Pair(a.0 + b.0, a.1 + b.1)
+    }
+}

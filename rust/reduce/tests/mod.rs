@@ -1,0 +1,9 @@
+//! Tests: slow references written from the spec's words, compared bit for
+//! bit with the fast code, and bounds against double-double references.
+
+mod data;
+mod dd;
+mod reference;
+mod scans;
+mod stats;
+mod sums;
