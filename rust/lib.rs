@@ -7,6 +7,7 @@ pub mod dtype;
 pub mod kinds;
 pub mod narrow;
 pub mod reduce;
+pub mod reduction;
 pub mod arith;
 pub mod column;
 pub mod layout;

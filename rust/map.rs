@@ -94,7 +94,7 @@ pub struct Plan {
 /// Whether a layout maps two indices to one element (a destination must
 /// not): checked by the sufficient rule that, axes sorted by step, each step
 /// exceeds the reach of the smaller ones.
-fn self_overlaps(l: &Layout) -> bool {
+pub fn self_overlaps(l: &Layout) -> bool {
     let mut axes: Vec<(usize, usize)> = l
         .shape
         .iter()

@@ -94,6 +94,21 @@ pub fn run_parts(parts: usize, work: impl Fn(usize) + Sync) -> Result<(), String
     Ok(())
 }
 
+/// Runs `f` in the pool, so that what it runs on rayon (`rayon::join`) uses
+/// the pool's threads; on the calling thread alone where one thread is set.
+pub fn install<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    if threads() == 1 {
+        return f();
+    }
+    match pool() {
+        Ok(p) => {
+            let _job = job_lock().lock().unwrap_or_else(|e| e.into_inner());
+            p.install(f)
+        }
+        Err(_) => f(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,659 @@
+//! `reduce` and `scan`: reductions of a program's outputs over a loop, by
+//! the lane-order core of `crate::reduce`.
+//!
+//! A call is planned first: every check is made before any write. To run,
+//! each reduction's terms, the program's output over the loop cast into its
+//! carrier, are read in place where the output is a plain load already of
+//! the carrier, laid out so that each result's terms are one run or the
+//! reduced axes lead, and are otherwise mapped into an array the call holds
+//! (so a reduction of an output has the bits of the output mapped, then
+//! reduced). Results are computed into arrays of the carrier, then cast into
+//! the destinations once every result is known: a destination may be the
+//! operand itself.
+
+use crate::column::{C32, C64};
+use crate::door::Claim;
+use crate::dtype::{Dtype, Family};
+use crate::layout::{Layout, Memory, View};
+use crate::map::{self, Load};
+use crate::pool;
+use crate::prog::{Node, Prog};
+use crate::reduce::{self as core, Max, Min, Prod, Strided, Sum};
+
+/// The monoids of a Monoid reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Monoidal {
+    Sum,
+    Prod,
+    Max,
+    Min,
+}
+
+/// A reduction of one program output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    /// The monoid of the terms, in their carrier.
+    Monoid(Monoidal),
+    /// The extreme (Max or Min) and its position along the reduced axes in
+    /// C order, an int64: the first of equal extremes, the first NaN if any.
+    Arg(Monoidal),
+    /// log Σ exp, by two passes.
+    Logsumexp,
+    /// The mean and the variance, by two passes.
+    Moments,
+}
+
+impl Reduction {
+    /// Destinations the reduction writes: two for Arg and Moments.
+    pub fn outputs(self) -> usize {
+        match self {
+            Reduction::Arg(_) | Reduction::Moments => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// The dtype terms reduce in: int64 for bool, bit and signed integers,
+/// uint64 for unsigned ones, float32 for the narrow floats, the dtype itself
+/// otherwise.
+pub fn carrier(d: Dtype) -> Dtype {
+    match d.family() {
+        Family::Logical | Family::Signed => Dtype::Int64,
+        Family::Unsigned => Dtype::Uint64,
+        Family::Float if d.is_narrow_float() => Dtype::Float32,
+        _ => d,
+    }
+}
+
+/// Whether a reduction takes terms of dtype `d`: Logsumexp and Moments only
+/// floats, Arg any but complex.
+pub fn accepts(r: Reduction, d: Dtype) -> bool {
+    match r {
+        Reduction::Monoid(_) => true,
+        Reduction::Arg(_) => !d.is_complex(),
+        Reduction::Logsumexp | Reduction::Moments => d.is_float(),
+    }
+}
+
+/// The shape of a reduction's destinations: the loop's without `axes`.
+pub fn reduced_shape(shape: &[usize], axes: &[usize]) -> Vec<usize> {
+    (0..shape.len()).filter(|a| !axes.contains(a)).map(|a| shape[a]).collect()
+}
+
+/// Elements below which a call reduces on the calling thread alone.
+const PARALLEL_MIN: usize = 1 << 15;
+
+/// A checked reduce or scan call.
+pub struct Plan {
+    prog: Prog,
+    shape: Vec<usize>,
+    loads: Vec<Load>,
+    dsts: Vec<View>,
+    kind: Kind,
+}
+
+enum Kind {
+    Reduce { axes: Vec<usize>, rs: Vec<(Reduction, usize)> },
+    Scan { axis: usize, r: Reduction, k: usize, carry: Option<View> },
+}
+
+fn check_loop(prog: &Prog, shape: &[usize], dsts: &[View], loads: &[Load]) -> Result<(), String> {
+    // A map of the program over these loads into no destination checks the
+    // loads against the program and the loop's shape.
+    let probe = Prog::new(prog.operands.clone(), prog.nodes.clone(), vec![])?;
+    let shapes_ok = map::plan_loads(probe, vec![], loads.to_vec())?;
+    drop(shapes_ok);
+    for (i, l) in loads.iter().enumerate() {
+        let s = match l {
+            Load::Plain(v) => v.layout.shape.clone(),
+            Load::Padded(p, v) => p.shape(&v.layout.shape)?,
+        };
+        if s != shape {
+            return Err(format!("load {i} has shape {s:?}, the loop {shape:?}"));
+        }
+    }
+    for (i, d) in dsts.iter().enumerate() {
+        for e in &dsts[..i] {
+            if d.overlaps(e) {
+                return Err("two destinations overlap".into());
+            }
+        }
+    }
+    if let Some(a) = prog.max_coord_axis() {
+        if a >= shape.len() {
+            return Err(format!("a Coord node reads axis {a} of a loop of rank {}", shape.len()));
+        }
+    }
+    Ok(())
+}
+
+fn check_dst(d: &View, i: usize, shape: &[usize], position: bool) -> Result<(), String> {
+    if d.layout.shape != shape {
+        return Err(format!("destination {i} has shape {:?}, not {shape:?}", d.layout.shape));
+    }
+    if position && d.layout.dtype != Dtype::Int64 {
+        return Err(format!("destination {i} holds positions but is {}", d.layout.dtype.name()));
+    }
+    if map::self_overlaps(&d.layout) {
+        return Err(format!("destination {i} maps several indices to one element"));
+    }
+    Ok(())
+}
+
+fn check_reduction(prog: &Prog, r: Reduction, k: usize) -> Result<Dtype, String> {
+    let d = *prog
+        .outputs
+        .get(k)
+        .map(|&o| &prog.dtypes[o])
+        .ok_or_else(|| format!("output {k} of a program of {} outputs", prog.outputs.len()))?;
+    if !accepts(r, d) {
+        return Err(format!("{r:?} does not take {}", d.name()));
+    }
+    Ok(d)
+}
+
+/// Checks a reduce call: `rs` reduces output k of `prog` over the loop of
+/// `shape` along `axes`; `dsts` follow `rs` (two for Arg and Moments), each
+/// of the reduced shape.
+pub fn plan_reduce(
+    prog: Prog,
+    shape: Vec<usize>,
+    axes: Vec<usize>,
+    rs: Vec<(Reduction, usize)>,
+    dsts: Vec<View>,
+    loads: Vec<Load>,
+) -> Result<Plan, String> {
+    if rs.is_empty() {
+        return Err("a reduce of no reduction".into());
+    }
+    let mut sorted = axes.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    if sorted.len() != axes.len() {
+        return Err(format!("axes {axes:?} repeat an axis"));
+    }
+    if let Some(&a) = sorted.iter().find(|&&a| a >= shape.len()) {
+        return Err(format!("axis {a} of a loop of rank {}", shape.len()));
+    }
+    let want: usize = rs.iter().map(|(r, _)| r.outputs()).sum();
+    if dsts.len() != want {
+        return Err(format!("{} destinations for reductions that write {want}", dsts.len()));
+    }
+    let out_shape = reduced_shape(&shape, &sorted);
+    let mut i = 0;
+    for &(r, k) in &rs {
+        check_reduction(&prog, r, k)?;
+        for j in 0..r.outputs() {
+            check_dst(&dsts[i], i, &out_shape, matches!(r, Reduction::Arg(_)) && j == 1)?;
+            i += 1;
+        }
+    }
+    check_loop(&prog, &shape, &dsts, &loads)?;
+    Ok(Plan { prog, shape, loads, dsts, kind: Kind::Reduce { axes: sorted, rs } })
+}
+
+/// Checks a scan call: reduction `r` of output `k` along `axis`, into
+/// `dsts` of the loop's shape, from an optional carry of the loop's shape
+/// without `axis`, in the output's carrier (Monoid scans only).
+pub fn plan_scan(
+    prog: Prog,
+    shape: Vec<usize>,
+    axis: usize,
+    (r, k): (Reduction, usize),
+    carry: Option<View>,
+    dsts: Vec<View>,
+    loads: Vec<Load>,
+) -> Result<Plan, String> {
+    if axis >= shape.len() {
+        return Err(format!("axis {axis} of a loop of rank {}", shape.len()));
+    }
+    let d = check_reduction(&prog, r, k)?;
+    if dsts.len() != r.outputs() {
+        return Err(format!("{} destinations for a {r:?} scan, which writes {}", dsts.len(), r.outputs()));
+    }
+    for (i, dst) in dsts.iter().enumerate() {
+        check_dst(dst, i, &shape, matches!(r, Reduction::Arg(_)) && i == 1)?;
+    }
+    if let Some(c) = &carry {
+        if !matches!(r, Reduction::Monoid(_)) {
+            return Err(format!("a {r:?} scan takes no carry"));
+        }
+        let want = reduced_shape(&shape, &[axis]);
+        if c.layout.shape != want || c.layout.dtype != carrier(d) {
+            return Err(format!(
+                "the carry is {} {:?}, not {} {want:?}",
+                c.layout.dtype.name(),
+                c.layout.shape,
+                carrier(d).name()
+            ));
+        }
+    }
+    check_loop(&prog, &shape, &dsts, &loads)?;
+    Ok(Plan { prog, shape, loads, dsts, kind: Kind::Scan { axis, r, k, carry } })
+}
+
+/// Memory the call holds for one array of `d` and `shape`, C-contiguous.
+struct Held {
+    _words: Vec<u64>,
+    view: View,
+}
+
+impl Held {
+    fn new(d: Dtype, shape: &[usize]) -> Result<Held, String> {
+        let layout = Layout::contiguous(d, shape);
+        let bytes = (layout.size() * d.bits()).div_ceil(8);
+        let mut words = vec![0u64; bytes.div_ceil(8).max(1)];
+        let memory = Memory { base: words.as_mut_ptr() as *mut u8, bytes };
+        let view = View::new(layout, memory)?;
+        Ok(Held { _words: words, view })
+    }
+
+    /// The held values as a slice of `T`, the Rust type of its dtype.
+    fn slice<T>(&self) -> &[T] {
+        // SAFETY: the words are 8-aligned, hold `size` elements of T (its
+        // dtype's register type, which the callers match to the dtype) and
+        // live as long as `self`.
+        unsafe { std::slice::from_raw_parts(self.view.memory.base as *const T, self.view.layout.size()) }
+    }
+
+    fn slice_mut<T>(&mut self) -> &mut [T] {
+        // SAFETY: as `slice`; `&mut self` makes this the only reference.
+        unsafe { std::slice::from_raw_parts_mut(self.view.memory.base as *mut T, self.view.layout.size()) }
+    }
+}
+
+/// A view with its axes reordered: axis `i` of the result is `order[i]`.
+fn permuted(v: &View, order: &[usize]) -> View {
+    let mut w = v.clone();
+    w.layout.shape = order.iter().map(|&a| v.layout.shape[a]).collect();
+    w.layout.strides = order.iter().map(|&a| v.layout.strides[a]).collect();
+    w
+}
+
+/// The loop's output `k` cast into `d`, mapped into held memory whose C
+/// order follows `order` (a permutation of the loop's axes).
+fn materialize(p: &Plan, k: usize, d: Dtype, order: &[usize]) -> Result<Held, String> {
+    let pshape: Vec<usize> = order.iter().map(|&a| p.shape[a]).collect();
+    let held = Held::new(d, &pshape)?;
+    let mut dst = held.view.clone();
+    let mut inverse = vec![0; order.len()];
+    for (i, &a) in order.iter().enumerate() {
+        inverse[a] = i;
+    }
+    dst = permuted(&dst, &inverse);
+    let mut nodes = p.prog.nodes.clone();
+    nodes.push(Node::Cast(d, p.prog.outputs[k]));
+    let prog = Prog::new(p.prog.operands.clone(), nodes.clone(), vec![nodes.len() - 1])?;
+    map::plan_loads(prog, vec![dst], p.loads.clone())?.run()?;
+    Ok(held)
+}
+
+/// Whether a view's axes, in `axes` order, step through memory as one run
+/// of consecutive elements aligned for `T`.
+fn contiguous_run<T>(v: &View, axes: &[usize]) -> bool {
+    let mut step = 1isize;
+    for &a in axes.iter().rev() {
+        if v.layout.shape[a] != 1 && v.layout.strides[a] != step {
+            return false;
+        }
+        step *= v.layout.shape[a] as isize;
+    }
+    (v.memory.base as usize) % std::mem::align_of::<T>() == 0 && !v.layout.dtype.is_sub_byte()
+}
+
+/// The plain load that output `k` reads as it is, where the output is that
+/// load and already of its carrier, and no destination overlaps it.
+fn direct_operand<'a>(p: &'a Plan, k: usize) -> Option<&'a View> {
+    match p.prog.nodes[p.prog.outputs[k]] {
+        Node::Load(i) => match &p.loads[i] {
+            Load::Plain(v) if carrier(v.layout.dtype) == v.layout.dtype && !p.dsts.iter().any(|d| d.overlaps(v)) => {
+                Some(v)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The reductions of one carrier's Rust type, dispatched once per call.
+trait Carried: Copy + Send + Sync + 'static {
+    const DTYPE: Dtype;
+    /// The monoid `m` of a run of terms.
+    fn monoid(m: Monoidal, terms: &[Self], parallel: bool) -> Self;
+    /// The monoid `m` of each column of a grid, side by side.
+    fn columns(m: Monoidal, grid: &Strided<Self>, out: &mut [Self], parallel: bool);
+    /// The extreme of a run and its position; the empty run's is the
+    /// monoid's identity at position -1.
+    fn arg(m: Monoidal, terms: &[Self], parallel: bool) -> (Self, i64);
+    /// The scan by `m` of a slice into `out`, from a carry where given.
+    fn scan(m: Monoidal, terms: &[Self], carry: Option<Self>, out: &mut [Self], parallel: bool);
+    /// The running extreme of a slice and its positions.
+    fn arg_scan(m: Monoidal, terms: &[Self], values: &mut [Self], positions: &mut [i64]);
+    /// Logsumexp and Moments, which only the float carriers have.
+    fn real() -> Option<RealOps<Self>> {
+        None
+    }
+}
+
+/// Logsumexp and Moments of a float carrier, reductions and scans.
+struct RealOps<T> {
+    lse: fn(&[T], bool) -> T,
+    moments: fn(&[T], bool) -> (T, T),
+    lse_scan: fn(&[T], &mut [T]),
+    moments_scan: fn(&[T], &mut [T], &mut [T]),
+}
+
+macro_rules! by_monoid {
+    ($m:expr, $f:path, ( $($arg:expr),* )) => {
+        match $m {
+            Monoidal::Sum => $f(Sum, $($arg),*),
+            Monoidal::Prod => $f(Prod, $($arg),*),
+            Monoidal::Max => $f(Max, $($arg),*),
+            Monoidal::Min => $f(Min, $($arg),*),
+        }
+    };
+}
+
+macro_rules! carried {
+    ($($t:ty => $d:ident $(, $real:ident)?);*) => {$(
+        impl Carried for $t {
+            const DTYPE: Dtype = Dtype::$d;
+            fn monoid(m: Monoidal, terms: &[Self], parallel: bool) -> Self {
+                by_monoid!(m, core::reduce, (terms, parallel))
+            }
+            fn columns(m: Monoidal, grid: &Strided<Self>, out: &mut [Self], parallel: bool) {
+                by_monoid!(m, core::reduce_columns, (grid, out, parallel))
+            }
+            fn arg(m: Monoidal, terms: &[Self], parallel: bool) -> (Self, i64) {
+                let r = if m == Monoidal::Max { core::arg(Max, terms, parallel) } else { core::arg(Min, terms, parallel) };
+                r.unwrap_or_else(|| (Self::monoid(m, &[], false), -1))
+            }
+            fn scan(m: Monoidal, terms: &[Self], carry: Option<Self>, out: &mut [Self], parallel: bool) {
+                by_monoid!(m, core::scan, (terms, carry, out, parallel))
+            }
+            fn arg_scan(m: Monoidal, terms: &[Self], values: &mut [Self], positions: &mut [i64]) {
+                if m == Monoidal::Max {
+                    core::arg_scan(Max, terms, values, positions)
+                } else {
+                    core::arg_scan(Min, terms, values, positions)
+                }
+            }
+            $(fn $real() -> Option<RealOps<Self>> {
+                Some(RealOps {
+                    lse: |t, par| core::logsumexp(t, par),
+                    moments: |t, par| core::moments(t, par),
+                    lse_scan: |t, o| core::logsumexp_scan(t, o),
+                    moments_scan: |t, m, v| core::moments_scan(t, m, v),
+                })
+            })?
+        }
+    )*};
+}
+
+carried!(i64 => Int64; u64 => Uint64; f32 => Float32, real; f64 => Float64, real; C32 => Complex64; C64 => Complex128);
+
+/// Runs `f` with the carrier's Rust type of `d`.
+macro_rules! with_carrier {
+    ($d:expr, $f:ident ( $($arg:expr),* )) => {
+        match $d {
+            Dtype::Int64 => $f::<i64>($($arg),*),
+            Dtype::Uint64 => $f::<u64>($($arg),*),
+            Dtype::Float32 => $f::<f32>($($arg),*),
+            Dtype::Float64 => $f::<f64>($($arg),*),
+            Dtype::Complex64 => $f::<C32>($($arg),*),
+            Dtype::Complex128 => $f::<C64>($($arg),*),
+            d => unreachable!("{} is no carrier", d.name()),
+        }
+    };
+}
+
+/// Where the terms of every output lie: each output's run of `len` terms,
+/// or a grid whose columns are the outputs.
+enum Terms<'a, T> {
+    Runs { data: &'a [T], starts: Vec<usize>, len: usize },
+    Columns(Strided<'a, T>),
+}
+
+/// The terms of output `k` reduced along `axes`: in place where they can
+/// be read so, else mapped into `held` with the reduced axes last or, where
+/// `columns` allows and the loop's last axis is kept, first.
+fn terms_of<'a, T: Carried>(
+    p: &'a Plan,
+    k: usize,
+    axes: &[usize],
+    held: &'a mut Option<Held>,
+    columns: bool,
+) -> Result<Terms<'a, T>, String> {
+    let outer: Vec<usize> = (0..p.shape.len()).filter(|a| !axes.contains(a)).collect();
+    let len: usize = axes.iter().map(|&a| p.shape[a]).product();
+    let outputs: usize = outer.iter().map(|&a| p.shape[a]).product();
+    if let Some(v) = direct_operand(p, k) {
+        if contiguous_run::<T>(v, axes) {
+            if let Some((lo, _)) = v.layout.span().ok().flatten() {
+                let base = lo as usize;
+                let size = v.memory.extent(v.layout.dtype) - base;
+                // SAFETY: the view's elements lie in its memory from element
+                // `lo` on (`View::new` checked), aligned for T and of T's
+                // dtype (checked); no destination overlaps them and the door
+                // keeps other calls from writing them.
+                let data = unsafe { std::slice::from_raw_parts((v.memory.base as *const T).add(base), size) };
+                return Ok(Terms::Runs { data, starts: starts_of(v, &outer, base), len });
+            }
+        }
+    }
+    let lead = columns && !p.shape.is_empty() && !axes.contains(&(p.shape.len() - 1));
+    let order: Vec<usize> =
+        if lead { axes.iter().chain(&outer).copied().collect() } else { outer.iter().chain(axes).copied().collect() };
+    *held = Some(materialize(p, k, T::DTYPE, &order)?);
+    let data = held.as_ref().expect("just held").slice::<T>();
+    Ok(if lead {
+        Terms::Columns(Strided::new(data, len, outputs, outputs).expect("a held grid fits"))
+    } else {
+        Terms::Runs { data, starts: (0..outputs).map(|o| o * len).collect(), len }
+    })
+}
+
+/// The first element of each output's run, in C order of the outer axes.
+fn starts_of(v: &View, outer: &[usize], base: usize) -> Vec<usize> {
+    let mut starts = vec![v.layout.offset as isize - base as isize];
+    for &a in outer {
+        let (n, s) = (v.layout.shape[a], v.layout.strides[a]);
+        starts = starts.iter().flat_map(|&b| (0..n as isize).map(move |i| b + i * s)).collect();
+    }
+    starts.into_iter().map(|s| s as usize).collect()
+}
+
+/// Calls `f(o, slot)` for each output `o` and its slot, `width` values of
+/// `out` each, over the pool's threads where the work (`len` terms an
+/// output) is large; with one output, `f` may use the pool itself.
+fn per_output<T: Send>(out: &mut [T], width: usize, len: usize, f: impl Fn(usize, &mut [T]) + Sync) {
+    let n = out.len() / width.max(1);
+    if n <= 1 || n * len < PARALLEL_MIN {
+        pool::install(|| out.chunks_mut(width.max(1)).enumerate().for_each(|(o, slot)| f(o, slot)));
+        return;
+    }
+    let parts = (pool::threads() * 4).min(n);
+    let mut groups: Vec<std::sync::Mutex<(usize, &mut [T])>> = Vec::with_capacity(parts);
+    let mut rest = out;
+    for part in 0..parts {
+        let (first, end) = (n * part / parts, n * (part + 1) / parts);
+        let (group, tail) = rest.split_at_mut((end - first) * width);
+        groups.push(std::sync::Mutex::new((first, group)));
+        rest = tail;
+    }
+    pool::run_parts(parts, |part| {
+        let mut g = groups[part].lock().unwrap_or_else(|e| e.into_inner());
+        let first = g.0;
+        g.1.chunks_mut(width).enumerate().for_each(|(i, slot)| f(first + i, slot));
+    })
+    .expect("the pool runs");
+}
+
+/// Casts held results into a destination (both in one axis order).
+fn store(held: &Held, dst: &View) -> Result<(), String> {
+    let from = held.view.layout.dtype;
+    let id = Prog::new(vec![from], vec![Node::Load(0), Node::Cast(dst.layout.dtype, 0)], vec![1])?;
+    map::plan(id, vec![dst.clone()], vec![held.view.clone()])?.run()
+}
+
+fn reduce_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axes: &[usize], out_shape: &[usize]) -> Result<Vec<Held>, String> {
+    let mut held = None;
+    let terms = terms_of::<T>(p, k, axes, &mut held, matches!(r, Reduction::Monoid(_)))?;
+    let mut first = Held::new(T::DTYPE, out_shape)?;
+    let parallel = |len: usize| len >= PARALLEL_MIN;
+    match (r, &terms) {
+        (Reduction::Monoid(m), Terms::Columns(g)) => {
+            let out = first.slice_mut::<T>();
+            let big = out.len() * axes.iter().map(|&a| p.shape[a]).product::<usize>() >= PARALLEL_MIN;
+            pool::install(|| T::columns(m, g, out, big));
+            Ok(vec![first])
+        }
+        (_, Terms::Columns(_)) => unreachable!("only Monoid reductions read columns"),
+        (Reduction::Monoid(m), Terms::Runs { data, starts, len }) => {
+            per_output(first.slice_mut::<T>(), 1, *len, |o, slot| {
+                slot[0] = T::monoid(m, &data[starts[o]..starts[o] + len], parallel(*len))
+            });
+            Ok(vec![first])
+        }
+        (Reduction::Arg(m), Terms::Runs { data, starts, len }) => {
+            let mut pairs = vec![(T::monoid(m, &[], false), 0i64); first.view.layout.size()];
+            per_output(&mut pairs, 1, *len, |o, slot| slot[0] = T::arg(m, &data[starts[o]..starts[o] + len], parallel(*len)));
+            let mut positions = Held::new(Dtype::Int64, out_shape)?;
+            first.slice_mut::<T>().iter_mut().zip(&pairs).for_each(|(v, p)| *v = p.0);
+            positions.slice_mut::<i64>().iter_mut().zip(&pairs).for_each(|(v, p)| *v = p.1);
+            Ok(vec![first, positions])
+        }
+        (Reduction::Logsumexp, Terms::Runs { data, starts, len }) => {
+            let ops = T::real().expect("Logsumexp takes floats");
+            per_output(first.slice_mut::<T>(), 1, *len, |o, slot| slot[0] = (ops.lse)(&data[starts[o]..starts[o] + len], parallel(*len)));
+            Ok(vec![first])
+        }
+        (Reduction::Moments, Terms::Runs { data, starts, len }) => {
+            let ops = T::real().expect("Moments takes floats");
+            let zero = T::monoid(Monoidal::Sum, &[], false);
+            let mut pairs = vec![(zero, zero); first.view.layout.size()];
+            per_output(&mut pairs, 1, *len, |o, slot| slot[0] = (ops.moments)(&data[starts[o]..starts[o] + len], parallel(*len)));
+            let mut var = Held::new(T::DTYPE, out_shape)?;
+            first.slice_mut::<T>().iter_mut().zip(&pairs).for_each(|(v, p)| *v = p.0);
+            var.slice_mut::<T>().iter_mut().zip(&pairs).for_each(|(v, p)| *v = p.1);
+            Ok(vec![first, var])
+        }
+    }
+}
+
+fn scan_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axis: usize, carry: Option<&View>) -> Result<Vec<Held>, String> {
+    let mut held = None;
+    let terms = terms_of::<T>(p, k, &[axis], &mut held, false)?;
+    let Terms::Runs { data, starts, len } = terms else { unreachable!("scans read runs") };
+    let others: Vec<usize> = (0..p.shape.len()).filter(|&a| a != axis).collect();
+    let pshape: Vec<usize> = others.iter().chain(&[axis]).map(|&a| p.shape[a]).collect();
+    let carries = match carry {
+        Some(c) => {
+            let h = Held::new(T::DTYPE, &c.layout.shape)?;
+            store_into(c, &h)?;
+            Some(h)
+        }
+        None => None,
+    };
+    let carry_of = |o: usize| carries.as_ref().map(|h| h.slice::<T>()[o]);
+    let parallel = len >= PARALLEL_MIN;
+    let w = len.max(1);
+    let mut first = Held::new(T::DTYPE, &pshape)?;
+    let slice = |o: usize| &data[starts[o]..starts[o] + len];
+    match r {
+        Reduction::Monoid(m) => {
+            per_output(first.slice_mut::<T>(), w, len, |o, out| T::scan(m, slice(o), carry_of(o), out, parallel));
+            Ok(vec![first])
+        }
+        Reduction::Logsumexp => {
+            let ops = T::real().expect("Logsumexp takes floats");
+            per_output(first.slice_mut::<T>(), w, len, |o, out| (ops.lse_scan)(slice(o), out));
+            Ok(vec![first])
+        }
+        Reduction::Arg(m) => {
+            let mut positions = Held::new(Dtype::Int64, &pshape)?;
+            let (values, pos) = (first.slice_mut::<T>(), positions.slice_mut::<i64>());
+            let pos_chunks: Vec<std::sync::Mutex<&mut [i64]>> = pos.chunks_mut(w).map(std::sync::Mutex::new).collect();
+            per_output(values, w, len, |o, out| {
+                let mut ps = pos_chunks[o].lock().unwrap_or_else(|e| e.into_inner());
+                T::arg_scan(m, slice(o), out, &mut ps)
+            });
+            drop(pos_chunks);
+            Ok(vec![first, positions])
+        }
+        Reduction::Moments => {
+            let ops = T::real().expect("Moments takes floats");
+            let mut var = Held::new(T::DTYPE, &pshape)?;
+            let vs: Vec<std::sync::Mutex<&mut [T]>> = var.slice_mut::<T>().chunks_mut(w).map(std::sync::Mutex::new).collect();
+            per_output(first.slice_mut::<T>(), w, len, |o, mean| {
+                let mut v = vs[o].lock().unwrap_or_else(|e| e.into_inner());
+                (ops.moments_scan)(slice(o), mean, &mut v)
+            });
+            drop(vs);
+            Ok(vec![first, var])
+        }
+    }
+}
+
+/// Casts an array into held memory of its shape.
+fn store_into(src: &View, h: &Held) -> Result<(), String> {
+    let id = Prog::new(vec![src.layout.dtype], vec![Node::Load(0), Node::Cast(h.view.layout.dtype, 0)], vec![1])?;
+    map::plan(id, vec![h.view.clone()], vec![src.clone()])?.run()
+}
+
+impl Plan {
+    /// The memory the call reads and writes, for the door.
+    pub fn claims(&self) -> Vec<Claim> {
+        let range = |v: &View, write| v.byte_range().map(|(lo, hi)| Claim { lo, hi, write });
+        let carry = match &self.kind {
+            Kind::Scan { carry: Some(c), .. } => range(c, false),
+            _ => None,
+        };
+        self.loads
+            .iter()
+            .filter_map(|l| range(l.view(), false))
+            .chain(carry)
+            .chain(self.dsts.iter().filter_map(|v| range(v, true)))
+            .collect()
+    }
+
+    /// An upper estimate of the call's work, in bytes of a plain copy.
+    pub fn work(&self) -> usize {
+        let size: usize = self.shape.iter().product();
+        let per: usize = self.loads.iter().map(|l| l.view().layout.dtype.bits().div_ceil(8)).sum::<usize>()
+            + 16 * (self.prog.nodes.len() + self.dsts.len());
+        size.saturating_mul(per)
+    }
+
+    /// Runs the call. Its claims must be held.
+    pub fn run(self) -> Result<(), String> {
+        let p = &self;
+        let results: Vec<(Held, &View)> = match &self.kind {
+            Kind::Reduce { axes, rs } => {
+                let out_shape = reduced_shape(&self.shape, axes);
+                let mut all = Vec::new();
+                for &(r, k) in rs {
+                    let c = carrier(self.prog.output_dtype(k));
+                    all.extend(with_carrier!(c, reduce_one(p, r, k, axes, &out_shape))?);
+                }
+                all.into_iter().zip(&self.dsts).collect()
+            }
+            Kind::Scan { axis, r, k, carry } => {
+                let c = carrier(self.prog.output_dtype(*k));
+                let held = with_carrier!(c, scan_one(p, *r, *k, *axis, carry.as_ref()))?;
+                // The held results are in the order [other axes..., axis].
+                let order: Vec<usize> = (0..self.shape.len()).filter(|a| a != axis).chain([*axis]).collect();
+                let dsts: Vec<&View> = self.dsts.iter().collect();
+                return held
+                    .iter()
+                    .zip(dsts)
+                    .try_for_each(|(h, d)| store(h, &permuted(d, &order)));
+            }
+        };
+        results.iter().try_for_each(|(h, d)| store(h, d))
+    }
+}
+
+#[cfg(test)]
+#[path = "reduction_tests.rs"]
+mod tests;
