@@ -2,6 +2,9 @@ external init : unit -> string = "nx_cpu_init"
 external threads : unit -> int = "nx_cpu_threads"
 external set_threads_raw : int -> string = "nx_cpu_set_threads"
 
+external reduction_raw : bytes -> bytes -> bytes -> bytes -> Nx_array.Buffer.t array -> int * string
+  = "nx_cpu_reduction"
+
 external map_raw : bytes -> bytes -> bytes -> int -> Nx_array.Buffer.t array -> int * string
   = "nx_cpu_map"
 
@@ -66,3 +69,40 @@ let map p ~dsts loads =
       let operand = function Nx_kernel.Plain a | Nx_kernel.Padded (_, a) -> a in
       let words, buffers = views (Iarray.to_list dsts @ List.map operand loads) in
       answer (map_raw (Nx_kernel.Prog.words p) words (pads loads) (Iarray.length dsts) buffers)
+
+(* A reduction's code, as the kernels read it. *)
+let reduction_code : Nx_kernel.reduction -> int = function
+  | Monoid Sum -> 0 | Monoid Prod -> 1 | Monoid Max -> 2 | Monoid Min -> 3
+  | Arg Max -> 4 | Arg Min -> 5 | Logsumexp -> 6 | Moments -> 7
+  | Arg (Sum | Prod) -> invalid_arg "Nx_cpu: Arg of Sum or Prod"
+
+let words ints =
+  let b = Buffer.create 64 in
+  List.iter (fun i -> Buffer.add_int64_le b (Int64.of_int i)) ints;
+  Buffer.to_bytes b
+
+let reduction p ~call ~arrays loads =
+  let loads = Iarray.to_list loads in
+  let operand = function Nx_kernel.Plain a | Nx_kernel.Padded (_, a) -> a in
+  let view_words, buffers = views (arrays @ List.map operand loads) in
+  answer (reduction_raw (Nx_kernel.Prog.words p) view_words (pads loads) (words call) buffers)
+
+let reduce p ~shape ~axes rs ~dsts loads =
+  match Nx_kernel.reduce_refusal p ~shape ~axes rs ~dsts loads with
+  | Some why -> Nx_array.Refused ("nx.cpu reduce: " ^ why)
+  | None ->
+      let list a = Iarray.to_list a in
+      let call =
+        [ 0; Iarray.length shape ] @ list shape @ [ Iarray.length axes ] @ list axes
+        @ [ Iarray.length rs ] @ List.concat_map (fun (r, k) -> [ reduction_code r; k ]) (list rs)
+      in
+      reduction p ~call ~arrays:(Iarray.to_list dsts) loads
+
+let scan ?carry p ~axis (r, k) ~dsts loads =
+  match Nx_kernel.scan_refusal ?carry p ~axis (r, k) ~dsts loads with
+  | Some why -> Nx_array.Refused ("nx.cpu scan: " ^ why)
+  | None ->
+      let (Nx_array.Any d0) = Iarray.get dsts 0 in
+      let shape = Array.to_list (Nx_array.shape d0) in
+      let call = [ 1; List.length shape ] @ shape @ [ axis; reduction_code r; k; Bool.to_int (carry <> None) ] in
+      reduction p ~call ~arrays:(Iarray.to_list dsts @ Option.to_list carry) loads

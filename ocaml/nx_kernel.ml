@@ -116,7 +116,30 @@ type window = { size : int; stride : int; dilation : int }
 type pad = { before : int array; after : int array; windows : window option array; fill : float }
 type load = Plain of Nx_array.any | Padded of pad * Nx_array.any
 
+type monoid = Sum | Prod | Max | Min
+type reduction = Monoid of monoid | Arg of monoid | Logsumexp | Moments
+
+let carrier (Nx_array.Dtype.Any d as any) =
+  let open Nx_array.Dtype in
+  match d with
+  | Bool | Bit | Int4 | Int8 | Int16 | Int32 | Int64 -> Any Int64
+  | Uint4 | Uint8 | Uint16 | Uint32 | Uint64 -> Any Uint64
+  | Float4_e2m1fn | Float8_e4m3fn | Float8_e5m2 | Float16 | Bfloat16 -> Any Float32
+  | Float32 | Float64 | Complex64 | Complex128 -> any
+
+let accepts r (Nx_array.Dtype.Any d) =
+  match r with
+  | Monoid _ -> true
+  | Arg (Max | Min) -> not (Nx_array.Dtype.is_complex d)
+  | Arg (Sum | Prod) -> false
+  | Logsumexp | Moments -> Nx_array.Dtype.is_float d
+
 module Shape = struct
+  let without shape drop = Array.of_list (List.filteri (fun a _ -> not (List.mem a drop)) (Array.to_list shape))
+  let reduce shape ~axes = without shape (Array.to_list axes)
+  let scan shape = Array.copy shape
+  let carry shape ~axis = without shape [ axis ]
+
   let padded p shape =
     let r = Array.length shape in
     let fail fmt = Printf.ksprintf (fun m -> invalid_arg ("Nx_kernel.Shape.padded: " ^ m)) fmt in
@@ -191,8 +214,93 @@ let map_refusal p ~dsts loads =
       loads;
     !first
 
+let dtype_code (Nx_array.Any a) = Nx_array.Dtype.code (Nx_array.dtype a)
+let shape_of (Nx_array.Any a) = Nx_array.shape a
+let outputs_of = function Arg _ | Moments -> 2 | Monoid _ | Logsumexp -> 1
+
+(* The reductions' own checks, the first failure's message. *)
+let reduction_refusal p rs ~dsts ~dst_shape =
+  let first = ref None in
+  let note fmt = Printf.ksprintf (fun m -> if !first = None then first := Some m) fmt in
+  let n_out = Array.length (Prog.outputs p) in
+  let want = Array.fold_left (fun n (r, _) -> n + outputs_of r) 0 rs in
+  if Array.length rs = 0 then note "no reduction"
+  else if Iarray.length dsts <> want then
+    note "%d destinations for reductions that write %d" (Iarray.length dsts) want
+  else begin
+    let i = ref 0 in
+    Array.iter
+      (fun (r, k) ->
+        if k < 0 || k >= n_out then note "output %d of a program of %d outputs" k n_out
+        else if not (accepts r (Prog.output_dtype p k)) then note "output %d's dtype does not fit its reduction" k;
+        for j = 0 to outputs_of r - 1 do
+          let d = Iarray.get dsts (!i + j) in
+          if shape_of d <> dst_shape then note "destination %d's shape is not the reduction's" (!i + j);
+          let position = match r with Arg _ -> j = 1 | _ -> false in
+          if position && dtype_code d <> Nx_array.Dtype.code Nx_array.Dtype.Int64 then
+            note "destination %d holds positions but is not int64" (!i + j)
+        done;
+        i := !i + outputs_of r)
+      rs
+  end;
+  !first
+
+(* The loads against the program and the loop's shape, through map's checks
+   with destinations standing for the loop. *)
+let loads_refusal p ~shape loads =
+  let probe = Prog.make ~operands:(Prog.operands p) (Prog.nodes p) ~outputs:[||] in
+  match map_refusal probe ~dsts:(Iarray.of_list []) loads with
+  | Some why -> Some why
+  | None ->
+      let bad = ref None in
+      Iarray.iteri
+        (fun i l ->
+          let s = match l with Plain a -> shape_of a | Padded (pd, a) -> Shape.padded pd (shape_of a) in
+          if s <> shape && !bad = None then bad := Some (Printf.sprintf "load %d's shape is not the loop's" i))
+        loads;
+      !bad
+
+let reduce_refusal p ~shape ~axes rs ~dsts loads =
+  let shape = Iarray.to_array shape and axes = Iarray.to_array axes in
+  let rank = Array.length shape in
+  let sorted = List.sort_uniq compare (Array.to_list axes) in
+  if List.length sorted <> Array.length axes then Some "axes repeat an axis"
+  else if List.exists (fun a -> a < 0 || a >= rank) sorted then Some (Printf.sprintf "an axis outside a loop of rank %d" rank)
+  else
+    match reduction_refusal p (Iarray.to_array rs) ~dsts ~dst_shape:(Shape.reduce shape ~axes) with
+    | Some why -> Some why
+    | None -> ( try loads_refusal p ~shape loads with Invalid_argument why -> Some why)
+
+let scan_refusal ?carry p ~axis (r, k) ~dsts loads =
+  let shape = if Iarray.length dsts > 0 then shape_of (Iarray.get dsts 0) else [||] in
+  if axis < 0 || axis >= Array.length shape then Some (Printf.sprintf "axis %d of a loop of rank %d" axis (Array.length shape))
+  else
+    match reduction_refusal p [| (r, k) |] ~dsts ~dst_shape:shape with
+    | Some why -> Some why
+    | None -> (
+        let carry_why =
+          match (carry, r) with
+          | None, _ -> None
+          | Some _, (Arg _ | Logsumexp | Moments) -> Some "only a Monoid scan takes a carry"
+          | Some c, Monoid _ ->
+              if shape_of c <> Shape.carry shape ~axis then Some "the carry's shape is not the loop's without the axis"
+              else if dtype_code c <> Prog.code (carrier (Prog.output_dtype p k)) then Some "the carry is not of the output's carrier"
+              else None
+        in
+        match carry_why with
+        | Some why -> Some why
+        | None -> ( try loads_refusal p ~shape loads with Invalid_argument why -> Some why))
+
 module type S = sig
   val name : string
   val computes_on : Rig.t -> bool
   val map : Prog.t -> dsts:Nx_array.any iarray -> load iarray -> Nx_array.answer
+
+  val reduce :
+    Prog.t -> shape:int iarray -> axes:int iarray -> (reduction * int) iarray ->
+    dsts:Nx_array.any iarray -> load iarray -> Nx_array.answer
+
+  val scan :
+    ?carry:Nx_array.any -> Prog.t -> axis:int -> reduction * int ->
+    dsts:Nx_array.any iarray -> load iarray -> Nx_array.answer
 end

@@ -180,8 +180,96 @@ type load =
           padded shape other than the loop's, is refused before the copy is
           made. *)
 
+(** {1 Reductions}
+
+    {2 Lane order}
+
+    Lane order puts the terms of a sum or a product, numbered in C order of
+    the reduced axes, into blocks of 1024 consecutive numbers and, within a
+    block, into 16 lanes by number modulo 16, each lane adding its terms in
+    increasing number from +0, or multiplying them from its first. Lane i
+    takes lane i + 8 for i below 8, then lane i + 4 for i below 4, then
+    i + 2 for i below 2, then lane 0 takes lane 1, a lane holding no term
+    taking no part. The blocks are combined by a binary tree whose left part
+    holds the largest power of two of blocks below their count, each part
+    combined the same way. Threads take whole subtrees, so the bits never
+    depend on the thread count, and a reduction along a strided axis has the
+    bits of the same reduction along a contiguous one.
+
+    {2 Scans}
+
+    A Sum, Prod, Max or Min scan cuts each slice along its axis into chunks
+    of 4096 terms. A chunk's total is its terms reduced in lane order. The
+    carry into chunk 0 is the slice's element of a given carry, else the
+    identity, but a Prod, Max or Min given none starts from its first term;
+    the carry into chunk c + 1 is the carry into chunk c combined with c's
+    total, and each result is its chunk's carry combined with the chunk's
+    terms up to it, left to right. So a scan resumed from a chunk's start
+    with the carry into that chunk has the bits of the whole scan.
+
+    A Logsumexp or Moments scan combines its states by the odd/even
+    network: the network of n states x{_0} … x{_n-1} combines each pair into
+    y{_k} = x{_2k} ⊕ x{_2k+1}, runs the network of the ⌊n/2⌋ states y, giving
+    Y{_k}, then gives at position 2k + 1 the result Y{_k}, at position 2k
+    (k ≥ 1) Y{_k-1} ⊕ x{_2k}, and at position 0 x{_0}; a ⊕ b always holds
+    a's terms before b's. So result i depends on terms 0 to i alone: with
+    i + 1 = 2{^a1} + … + 2{^ap}, a1 > … > ap, the terms fall into p
+    consecutive blocks, each block's state its two halves' states combined,
+    and result i is (…((B{_1} ⊕ B{_2}) ⊕ B{_3}) … ⊕ B{_p}). A term's state
+    passes at most ⌊log₂ (i + 1)⌋ + popcount (i + 1) − 1 combinations on its
+    way to result i; the network's depth D over n terms is the greatest of
+    these, at most 2 ⌊log₂ n⌋.
+
+    {2 Error bounds}
+
+    γ(n) = n u / (1 − n u) for n u < 1, u the unit roundoff of the carrier
+    (2{^-24} for float32, 2{^-53} for float64, of the parts' dtype for complex).
+    Each addition, multiplication and fused multiply-add rounds once, so a
+    real term that passes r roundings is within γ(r) of itself, and a sum
+    whose terms each pass at most r roundings is within γ(r) Σ|t{_k}| of the
+    exact one, barring overflow and underflow. A Sum of n terms in lane
+    order passes a term through at most L + D roundings, L = ⌈min(n, 1024) /
+    16⌉ + 3 and D = ⌈log₂ ⌈n / 1024⌉⌉: it is within γ(L + D) Σ|t{_k}|. A Sum
+    scan's result i is within γ(i + 1) (|carry| + Σ|t{_k}|). Logsumexp and
+    Moments meet the bounds of the contract's sections of those names. *)
+
+(** The monoids. *)
+type monoid = Sum | Prod | Max | Min
+
+(** A reduction of one program output. *)
+type reduction =
+  | Monoid of monoid
+      (** The terms combined in their carrier: Sum and Prod in lane order;
+          Max and Min a NaN where a term is one, +0 above -0. An empty
+          reduction is the monoid's identity (Max: -∞ or the least value). *)
+  | Arg of monoid
+      (** Of [Max] or [Min]: the extreme, in the carrier, and its position
+          along the reduced axes in C order, an int64. Equal extremes give
+          the first; a NaN is the extreme, the first NaN if several. An empty
+          one is the identity at position -1. *)
+  | Logsumexp  (** log Σ exp, by two passes (floats). *)
+  | Moments  (** The mean, then the variance, by two passes (floats). *)
+
+val carrier : Nx_array.Dtype.any -> Nx_array.Dtype.any
+(** The dtype terms reduce in: int64 for bool, bit and signed integers,
+    uint64 for unsigned ones, float32 for the narrow floats, the dtype itself
+    otherwise. *)
+
+val accepts : reduction -> Nx_array.Dtype.any -> bool
+(** Whether a reduction takes terms of a dtype: Arg only of Max or Min and
+    not of complex numbers, Logsumexp and Moments only of floats. *)
+
 (** The shapes kernels compute. *)
 module Shape : sig
+  val reduce : int array -> axes:int array -> int array
+  (** The shape of a reduction's destinations: the loop's without [axes]. *)
+
+  val scan : int array -> int array
+  (** The shape of a scan's destinations: the loop's. *)
+
+  val carry : int array -> axis:int -> int array
+  (** The shape of a scan's carry: the loop's without [axis]. *)
+
   val padded : pad -> int array -> int array
   (** [padded p shape] is the shape a load by [p] of an operand of [shape]
       has: each axis padded, windowed axes counted in windows
@@ -198,6 +286,22 @@ val map_refusal : Prog.t -> dsts:Nx_array.any iarray -> load iarray -> string op
     operands, their dtypes, and their shapes (every destination and load has
     the loop's shape). *)
 
+val reduce_refusal :
+  Prog.t -> shape:int iarray -> axes:int iarray -> (reduction * int) iarray ->
+  dsts:Nx_array.any iarray -> load iarray -> string option
+(** Why a reduce does not fit, or [None]: axes in range and distinct; at
+    least one reduction, each of an output the program has and whose dtype
+    it {!accepts}; destinations following the reductions (two for Arg and
+    Moments, an Arg's second of int64), each of {!Shape.reduce}'s shape;
+    loads of the loop's shape. *)
+
+val scan_refusal :
+  ?carry:Nx_array.any -> Prog.t -> axis:int -> reduction * int ->
+  dsts:Nx_array.any iarray -> load iarray -> string option
+(** Why a scan does not fit, or [None]: as {!reduce_refusal} along one axis,
+    the destinations of the loop's shape, a carry only for a Monoid scan, of
+    {!Shape.carry}'s shape and the output's {!carrier}. *)
+
 (** A kernel library. *)
 module type S = sig
   val name : string
@@ -210,4 +314,22 @@ module type S = sig
   (** [map p ~dsts loads] stores output [k] of [p] at each index into
       [dsts.(k)], of that output's dtype. It is the one elementwise kernel:
       one kind over operands is the program {!Prog.of_node} makes. *)
+
+  val reduce :
+    Prog.t -> shape:int iarray -> axes:int iarray -> (reduction * int) iarray ->
+    dsts:Nx_array.any iarray -> load iarray -> Nx_array.answer
+  (** [reduce p ~shape ~axes rs ~dsts loads] reduces, for each [(r, k)] of
+      [rs], output [k] of [p] over the loop of [shape] along [axes] by [r],
+      into [dsts] in order (the extreme then the position for Arg, the mean
+      then the variance for Moments), each result rounded once into its
+      destination's dtype. A destination may be an operand: the operand is
+      then read as it was. *)
+
+  val scan :
+    ?carry:Nx_array.any -> Prog.t -> axis:int -> reduction * int ->
+    dsts:Nx_array.any iarray -> load iarray -> Nx_array.answer
+  (** [scan ?carry p ~axis (r, k) ~dsts loads] stores at each index the
+      reduction [r] of output [k] of [p] over the indices along [axis] up to
+      it, inclusive. The loop's shape is the destinations'. With [carry], a
+      Monoid scan of each slice continues from the slice's element of it. *)
 end

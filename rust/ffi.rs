@@ -15,6 +15,7 @@ use crate::layout::{Layout, Memory, View};
 use crate::map;
 use crate::pool;
 use crate::prog::Prog;
+use crate::reduction;
 use crate::narrow::Narrow;
 use crate::pad::{Pad, Window};
 use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlFloat, OCamlInt, OCamlRuntime, ToOCaml};
@@ -285,9 +286,77 @@ pub fn nx_cpu_prog_check(cr: &mut OCamlRuntime, prog: OCaml<OCamlBytes>) -> OCam
     (codes, msg).to_ocaml(cr)
 }
 
+/// A planned call: what it claims, how much work it is, and its run.
+trait Call: Send {
+    fn claims(&self) -> Vec<door::Claim>;
+    fn work(&self) -> usize;
+    fn run(self) -> Result<(), String>;
+}
+
+impl Call for map::Plan {
+    fn claims(&self) -> Vec<door::Claim> {
+        map::Plan::claims(self)
+    }
+    fn work(&self) -> usize {
+        map::Plan::work(self)
+    }
+    fn run(self) -> Result<(), String> {
+        map::Plan::run(self)
+    }
+}
+
+impl Call for reduction::Plan {
+    fn claims(&self) -> Vec<door::Claim> {
+        reduction::Plan::claims(self)
+    }
+    fn work(&self) -> usize {
+        reduction::Plan::work(self)
+    }
+    fn run(self) -> Result<(), String> {
+        reduction::Plan::run(self)
+    }
+}
+
+/// Runs a planned call through the door: its claims taken at once (waiting,
+/// with the domain lock released, while another call holds a conflicting
+/// one), its work run with the lock released where it is long.
+fn execute<C: Call>(cr: &mut OCamlRuntime, kernel: &str, planned: Result<C, String>) -> Answer {
+    let plan = match planned {
+        Err(e) => return Answer::Refused(format!("nx.cpu {kernel}: {e}")),
+        Ok(plan) => plan,
+    };
+    let claims = plan.claims();
+    let big = plan.work() > RELEASE_BYTES;
+    let run = |plan: C, pass: door::Pass| {
+        let r = plan.run();
+        drop(pass);
+        Answer::of(&format!("nx.cpu {kernel}"), r)
+    };
+    match door::try_enter(&claims) {
+        Some(pass) if !big => run(plan, pass),
+        Some(pass) => released(cr, || run(plan, pass)),
+        None => released(cr, || {
+            let pass = door::enter(&claims);
+            run(plan, pass)
+        }),
+    }
+}
+
+/// The loads of a call: its operands' views with their pads.
+fn loads(views: Vec<View>, pads: Vec<Option<Pad>>) -> Vec<map::Load> {
+    views
+        .into_iter()
+        .zip(pads)
+        .map(|(v, p)| match p {
+            None => map::Load::Plain(v),
+            Some(p) => map::Load::Padded(p, v),
+        })
+        .collect()
+}
+
 /// `Nx_cpu.map`: a program's words, the views' words (destinations first),
-/// the loads' pads, the number of destinations and the buffers. Answers (0, "") for Done,
-/// (1, why) for Declined, (2, why) for a refusal.
+/// the loads' pads, the number of destinations and the buffers. Answers
+/// (0, "") for Done, (1, why) for Declined, (2, why) for a refusal.
 #[ocaml_interop::export]
 pub fn nx_cpu_map(
     cr: &mut OCamlRuntime,
@@ -303,42 +372,90 @@ pub fn nx_cpu_map(
     // SAFETY: OCaml's types make `buffers` an array of buffer records; the
     // lock is held.
     let planned = unsafe { buffer_memories(rooted.get(cr).raw()) }.and_then(|mems| {
-        let w = words(view_words.as_bytes())?;
         let p = Prog::decode(&words(prog.as_bytes())?)?;
         let n_dsts = usize::try_from(n_dsts).map_err(|_| "a negative destination count".to_string())?;
-        let all = views(&w, &mems, n_dsts + p.operands.len())?;
+        let all = views(&words(view_words.as_bytes())?, &mems, n_dsts + p.operands.len())?;
         let pads = pads(&words(pad_words.as_bytes())?, p.operands.len())?;
-        let (dsts, views) = (all[..n_dsts].to_vec(), all[n_dsts..].to_vec());
-        let loads = views
-            .into_iter()
-            .zip(pads)
-            .map(|(v, p)| match p {
-                None => map::Load::Plain(v),
-                Some(p) => map::Load::Padded(p, v),
-            })
-            .collect();
-        map::plan_loads(p, dsts, loads)
+        let (dsts, operands) = (all[..n_dsts].to_vec(), all[n_dsts..].to_vec());
+        map::plan_loads(p, dsts, loads(operands, pads))
     });
-    let answer = match planned {
-        Err(e) => Answer::Refused(format!("nx.cpu map: {e}")),
-        Ok(plan) => {
-            let claims = plan.claims();
-            let big = plan.work() > RELEASE_BYTES;
-            let run = |plan: map::Plan, pass: door::Pass| {
-                let r = plan.run();
-                drop(pass);
-                Answer::of("nx.cpu map", r)
-            };
-            match door::try_enter(&claims) {
-                Some(pass) if !big => run(plan, pass),
-                Some(pass) => released(cr, || run(plan, pass)),
-                None => released(cr, || {
-                    let pass = door::enter(&claims);
-                    run(plan, pass)
-                }),
+    let answer = execute(cr, "map", planned);
+    drop(rooted);
+    answer_to_ocaml(cr, answer)
+}
+
+/// A reduction's code: Sum, Prod, Max, Min 0 to 3; Arg of Max or Min 4, 5;
+/// Logsumexp 6; Moments 7.
+fn reduction_of(code: i64) -> Result<reduction::Reduction, String> {
+    use reduction::{Monoidal::*, Reduction::*};
+    Ok(match code {
+        0 => Monoid(Sum),
+        1 => Monoid(Prod),
+        2 => Monoid(Max),
+        3 => Monoid(Min),
+        4 => Arg(Max),
+        5 => Arg(Min),
+        6 => Logsumexp,
+        7 => Moments,
+        c => return Err(format!("no reduction has code {c}")),
+    })
+}
+
+/// `Nx_cpu.reduce` and `Nx_cpu.scan`: a program's words, the views' words
+/// (destinations, then a scan's carry if any, then the loads), the loads'
+/// pads, the call's words and the buffers. The call's words: 0, the loop's
+/// rank and shape, the axes' count and axes, the reductions' count and
+/// (code, output) each, for a reduce; 1, the rank and shape, the axis, a
+/// code and an output, whether a carry is given (0 or 1), for a scan.
+#[ocaml_interop::export]
+pub fn nx_cpu_reduction(
+    cr: &mut OCamlRuntime,
+    prog: OCaml<OCamlBytes>,
+    view_words: OCaml<OCamlBytes>,
+    pad_words: OCaml<OCamlBytes>,
+    call_words: OCaml<OCamlBytes>,
+    buffers: OCaml<OCamlBytes>,
+) -> OCaml<(OCamlInt, String)> {
+    let rooted: BoxRoot<OCamlBytes> = BoxRoot::new(buffers);
+    let mut kernel = "reduce";
+    // SAFETY: as in `nx_cpu_map`.
+    let planned = unsafe { buffer_memories(rooted.get(cr).raw()) }.and_then(|mems| {
+        let p = Prog::decode(&words(prog.as_bytes())?)?;
+        let call = words(call_words.as_bytes())?;
+        let mut r = Reader::new(&call, "reduction");
+        let scan = r.count("kind")? == 1;
+        let rank = r.count("rank")?;
+        let shape = r.counts(rank, "extent")?;
+        let pads = pads(&words(pad_words.as_bytes())?, p.operands.len())?;
+        let vw = words(view_words.as_bytes())?;
+        if scan {
+            kernel = "scan";
+            let axis = r.count("axis")?;
+            let red = reduction_of(r.word()?)?;
+            let k = r.count("output")?;
+            let with_carry = r.count("carry")? == 1;
+            r.finish()?;
+            let n_dsts = red.outputs();
+            let all = views(&vw, &mems, n_dsts + with_carry as usize + p.operands.len())?;
+            let carry = with_carry.then(|| all[n_dsts].clone());
+            let operands = all[n_dsts + with_carry as usize..].to_vec();
+            reduction::plan_scan(p, shape, axis, (red, k), carry, all[..n_dsts].to_vec(), loads(operands, pads))
+        } else {
+            let axes = { let n = r.count("axis count")?; r.counts(n, "axis")? };
+            let n = r.count("reduction count")?;
+            let mut rs = Vec::with_capacity(n.min(64));
+            for _ in 0..n {
+                let red = reduction_of(r.word()?)?;
+                rs.push((red, r.count("output")?));
             }
+            r.finish()?;
+            let n_dsts: usize = rs.iter().map(|(red, _)| red.outputs()).sum();
+            let all = views(&vw, &mems, n_dsts + p.operands.len())?;
+            let operands = all[n_dsts..].to_vec();
+            reduction::plan_reduce(p, shape, axes, rs, all[..n_dsts].to_vec(), loads(operands, pads))
         }
-    };
+    });
+    let answer = execute(cr, kernel, planned);
     drop(rooted);
     answer_to_ocaml(cr, answer)
 }
