@@ -433,3 +433,46 @@ impl Signum for C64 {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bin(k: Binary, d: Dtype, x: Col, y: Col) -> Col {
+        let n = x.len();
+        let mut out = Col::new(d, n);
+        binary(k, d, &x, &y, &mut out, n);
+        out
+    }
+
+    #[test]
+    fn integer_modulo_takes_the_divisors_sign_and_never_traps() {
+        let x = Col::I32(vec![7, -7, 7, -7, 5, i32::MIN, i32::MIN]);
+        let y = Col::I32(vec![3, 3, -3, -3, 0, -1, 7]);
+        assert_eq!(bin(Binary::Mod, Dtype::Int32, x, y), Col::I32(vec![1, 2, -2, -1, 0, 0, 5]));
+        let u = bin(Binary::Mod, Dtype::Uint8, Col::U8(vec![250, 7]), Col::U8(vec![7, 0]));
+        assert_eq!(u, Col::U8(vec![5, 0]));
+    }
+
+    #[test]
+    fn float_modulo_is_exact_with_the_divisors_sign() {
+        let x = Col::F64(vec![7.5, -7.5, 7.5, 6.0, -6.0, 1.0, f64::INFINITY, 1e300]);
+        let y = Col::F64(vec![2.0, 2.0, -2.0, 3.0, 3.0, 0.0, 2.0, 3.0]);
+        let Col::F64(r) = bin(Binary::Mod, Dtype::Float64, x, y) else { unreachable!() };
+        assert_eq!(&r[..4], &[1.5, 0.5, -0.5, 0.0]);
+        assert!(r[3].is_sign_positive() && r[4] == 0.0 && r[4].is_sign_positive());
+        assert!(r[5].is_nan() && r[6].is_nan());
+        assert_eq!(r[7], 1e300 % 3.0);
+    }
+
+    #[test]
+    fn shifts_past_the_width() {
+        let x = Col::I8(vec![-8, 5, -8, 5, 1]);
+        let y = Col::I8(vec![1, 4, 9, -1, 3]);
+        assert_eq!(bin(Binary::Shr, Dtype::Int8, x.clone(), y.clone()), Col::I8(vec![-4, 0, -1, 0, 0]));
+        assert_eq!(bin(Binary::Shl, Dtype::Int8, x, y), Col::I8(vec![-16, 80, 0, 0, 8]));
+        // int4 shifts are bounded by 4 bits.
+        let s = bin(Binary::Shl, Dtype::Int4, Col::I8(vec![1, 1]), Col::I8(vec![3, 4]));
+        assert_eq!(s, Col::I8(vec![8, 0]));
+    }
+}
