@@ -1,4 +1,4 @@
-external init : unit -> string = "nx_cpu_init"
+external host_missing : unit -> string = "nx_cpu_host_missing"
 external threads : unit -> int = "nx_cpu_threads"
 external set_threads_raw : int -> string = "nx_cpu_set_threads"
 
@@ -8,7 +8,14 @@ external reduction_raw : bytes -> bytes -> bytes -> bytes -> Nx_array.Buffer.t a
 external map_raw : bytes -> bytes -> bytes -> int -> Nx_array.Buffer.t array -> int * string
   = "nx_cpu_map"
 
-let () = match init () with "" -> () | why -> failwith why
+(* Before any Rust code, compiled for these instructions, can run. *)
+let () =
+  match String.split_on_char ' ' (String.trim (host_missing ())) with
+  | [ "" ] -> ()
+  | missing ->
+      failwith
+        ("nx.cpu needs an x86-64 host with AVX2, FMA, F16C, BMI2, SSE4.2 and POPCNT, the system saving \
+          AVX state; this one lacks " ^ String.concat ", " missing)
 let name = "nx.cpu"
 let computes_on d = Rig.reaches Rig.host d
 

@@ -202,13 +202,6 @@ fn answer_to_ocaml<'a>(cr: &'a mut OCamlRuntime, a: Answer) -> OCaml<'a, (OCamlI
     (code, msg).to_ocaml(cr)
 }
 
-/// Checks the host's instructions; "" where it runs the baseline, else why
-/// not (OCaml raises `Failure` with it).
-#[ocaml_interop::export]
-pub fn nx_cpu_init(cr: &mut OCamlRuntime, _unit: OCaml<()>) -> OCaml<String> {
-    crate::cpu::check().err().unwrap_or_default().to_ocaml(cr)
-}
-
 /// The thread count kernels use.
 #[ocaml_interop::export]
 pub fn nx_cpu_threads(cr: &mut OCamlRuntime, _unit: OCaml<()>) -> OCaml<OCamlInt> {

@@ -2,6 +2,10 @@
 //!
 //! A plain Rust library first: kernels take typed views of memory and answer
 //! `Done`, `Declined` or a refusal. The `ffi` module alone knows OCaml.
+//!
+//! On x86-64 the crate is compiled for the contract's baseline (AVX2, FMA,
+//! F16C, BMI2, SSE4.2, POPCNT; `.cargo/config.toml`): a host without them
+//! must not call it, which the OCaml library checks before any Rust runs.
 
 pub mod dtype;
 pub mod kinds;
@@ -16,7 +20,6 @@ pub mod prog;
 pub mod cast;
 pub mod memio;
 pub mod answer;
-pub mod cpu;
 pub mod door;
 pub mod map;
 pub mod pad;

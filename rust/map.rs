@@ -259,7 +259,7 @@ impl Plan {
             }
         }
         let lp = Loop::new(&self);
-        crate::cpu::run(|| lp.run(&self.prog))
+        lp.run(&self.prog)
     }
 }
 

@@ -301,17 +301,26 @@ fn contiguous_run<T>(v: &View, axes: &[usize]) -> bool {
     (v.memory.base as usize) % std::mem::align_of::<T>() == 0 && !v.layout.dtype.is_sub_byte()
 }
 
-/// The plain load that output `k` reads as it is, where the output is that
-/// load and already of its carrier, and no destination overlaps it.
-fn direct_operand<'a>(p: &'a Plan, k: usize) -> Option<&'a View> {
-    match p.prog.nodes[p.prog.outputs[k]] {
-        Node::Load(i) => match &p.loads[i] {
-            Load::Plain(v) if carrier(v.layout.dtype) == v.layout.dtype && !p.dsts.iter().any(|d| d.overlaps(v)) => {
-                Some(v)
+/// The plain load that output `k` reads as it is (through casts that keep
+/// the dtype), where it is already of its carrier and no destination
+/// overlaps it.
+fn direct_operand(p: &Plan, k: usize) -> Option<&View> {
+    let mut node = p.prog.outputs[k];
+    loop {
+        match p.prog.nodes[node] {
+            Node::Cast(d, x) if d == p.prog.dtypes[x] => node = x,
+            Node::Load(i) => {
+                return match &p.loads[i] {
+                    Load::Plain(v)
+                        if carrier(v.layout.dtype) == v.layout.dtype && !p.dsts.iter().any(|d| d.overlaps(v)) =>
+                    {
+                        Some(v)
+                    }
+                    _ => None,
+                }
             }
-            _ => None,
-        },
-        _ => None,
+            _ => return None,
+        }
     }
 }
 
