@@ -232,7 +232,8 @@ pub fn plan_scan(
     Ok(Plan { prog, shape, loads, dsts, kind: Kind::Scan { axis, r, k, carry } })
 }
 
-/// Memory the call holds for one array of `d` and `shape`, C-contiguous.
+/// An array of `d` and `shape`, C-contiguous: memory the call holds, or a
+/// destination written in place (`words` empty).
 struct Held {
     _words: Vec<u64>,
     view: View,
@@ -248,11 +249,24 @@ impl Held {
         Ok(Held { _words: words, view })
     }
 
+    /// A destination written in place: C-contiguous, aligned, of a whole-byte
+    /// dtype, touching no load.
+    fn over(view: View) -> Held {
+        Held { _words: Vec::new(), view }
+    }
+
+    /// Whether the array is a destination written in place.
+    fn in_place(&self) -> bool {
+        self._words.is_empty()
+    }
+
     /// The held values as a slice of `T`, the Rust type of its dtype.
     fn slice<T>(&self) -> &[T] {
-        // SAFETY: the words are 8-aligned, hold `size` elements of T (its
-        // dtype's register type, which the callers match to the dtype) and
-        // live as long as `self`.
+        // SAFETY: the memory is 8-aligned (held words) or aligned for T
+        // (checked by `in_place_destination`), holds `size` elements of T
+        // (its dtype's register type, which the callers match to the dtype,
+        // C-contiguous from element 0 of the view) and lives as long as
+        // `self` (held) or the call (a destination).
         unsafe { std::slice::from_raw_parts(self.view.memory.base as *const T, self.view.layout.size()) }
     }
 
@@ -437,16 +451,26 @@ fn terms_of<'a, T: Carried>(
     let len: usize = axes.iter().map(|&a| p.shape[a]).product();
     let outputs: usize = outer.iter().map(|&a| p.shape[a]).product();
     if let Some(v) = direct_operand(p, k) {
-        if contiguous_run::<T>(v, axes) {
-            if let Some((lo, _)) = v.layout.span().ok().flatten() {
-                let base = lo as usize;
-                let size = v.memory.extent(v.layout.dtype) - base;
-                // SAFETY: the view's elements lie in its memory from element
-                // `lo` on (`View::new` checked), aligned for T and of T's
-                // dtype (checked); no destination overlaps them and the door
-                // keeps other calls from writing them.
-                let data = unsafe { std::slice::from_raw_parts((v.memory.base as *const T).add(base), size) };
-                return Ok(Terms::Runs { data, starts: starts_of(v, &outer, base), len });
+        if let Some((lo, _)) = v.layout.span().ok().flatten() {
+            let base = lo as usize;
+            let size = v.memory.extent(v.layout.dtype) - base;
+            let aligned = (v.memory.base as usize) % std::mem::align_of::<T>() == 0 && !v.layout.dtype.is_sub_byte();
+            // SAFETY: the view's elements lie in its memory from element
+            // `lo` on (`View::new` checked), of T's dtype, aligned for T
+            // (both checked before use); no destination overlaps them and
+            // the door keeps other calls from writing them.
+            let data = || unsafe { std::slice::from_raw_parts((v.memory.base as *const T).add(base), size) };
+            if aligned && contiguous_run::<T>(v, axes) {
+                return Ok(Terms::Runs { data: data(), starts: starts_of(v, &outer, base), len });
+            }
+            if aligned && columns {
+                if let Some(stride) = column_stride(v, axes, &outer) {
+                    let start = v.layout.offset - base;
+                    let grid = Strided::new(&data()[start..], len, outputs, stride);
+                    if let Some(g) = grid {
+                        return Ok(Terms::Columns(g));
+                    }
+                }
             }
         }
     }
@@ -460,6 +484,30 @@ fn terms_of<'a, T: Carried>(
     } else {
         Terms::Runs { data, starts: (0..outputs).map(|o| o * len).collect(), len }
     })
+}
+
+/// The step between rows of a grid whose columns are the outputs, where the
+/// view reads so: the outer axes one run of consecutive elements, the
+/// reduced axes C-contiguous among themselves at a step of at least the
+/// outputs' count, all strides positive.
+fn column_stride(v: &View, axes: &[usize], outer: &[usize]) -> Option<usize> {
+    let runs = |axes: &[usize], mut step: isize| {
+        for &a in axes.iter().rev() {
+            if v.layout.shape[a] != 1 && v.layout.strides[a] != step {
+                return None;
+            }
+            step *= v.layout.shape[a] as isize;
+        }
+        Some(step)
+    };
+    let outputs = runs(outer, 1)?;
+    let last = *axes.last()?;
+    let stride = v.layout.strides[last];
+    if stride < outputs || stride <= 0 {
+        return None;
+    }
+    runs(axes, stride)?;
+    Some(stride as usize)
 }
 
 /// The first element of each output's run, in C order of the outer axes.
@@ -550,6 +598,30 @@ fn reduce_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axes: &[usize], out_
     }
 }
 
+/// A scan's destination in the order [other axes..., axis], where results
+/// can be written into it in place: of the carrier, one C-contiguous run
+/// from its offset, aligned, overlapping no load or carry.
+fn in_place_destination<T: Carried>(p: &Plan, r: Reduction, order: &[usize]) -> Option<Held> {
+    let d = permuted(p.dsts.first()?, order);
+    let all: Vec<usize> = (0..order.len()).collect();
+    let carry = match &p.kind {
+        Kind::Scan { carry, .. } => carry.as_ref(),
+        Kind::Reduce { .. } => None,
+    };
+    let touches = p.loads.iter().map(Load::view).chain(carry).any(|v| v.overlaps(&d));
+    let single = matches!(r, Reduction::Monoid(_) | Reduction::Logsumexp);
+    if !single || touches || d.layout.dtype != T::DTYPE || !contiguous_run::<T>(&d, &all) {
+        return None;
+    }
+    let mut v = d;
+    // The view from its first element, C-contiguous.
+    let bytes = T::DTYPE.bits() / 8;
+    v.memory.base = v.memory.base.wrapping_add(v.layout.offset * bytes);
+    v.memory.bytes -= v.layout.offset * bytes;
+    v.layout.offset = 0;
+    (v.memory.base as usize % std::mem::align_of::<T>() == 0).then(|| Held::over(v))
+}
+
 fn scan_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axis: usize, carry: Option<&View>) -> Result<Vec<Held>, String> {
     let mut held = None;
     let terms = terms_of::<T>(p, k, &[axis], &mut held, false)?;
@@ -567,7 +639,11 @@ fn scan_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axis: usize, carry: Op
     let carry_of = |o: usize| carries.as_ref().map(|h| h.slice::<T>()[o]);
     let parallel = len >= PARALLEL_MIN;
     let w = len.max(1);
-    let mut first = Held::new(T::DTYPE, &pshape)?;
+    let order: Vec<usize> = others.iter().chain(&[axis]).copied().collect();
+    let mut first = match in_place_destination::<T>(p, r, &order) {
+        Some(h) => h,
+        None => Held::new(T::DTYPE, &pshape)?,
+    };
     let slice = |o: usize| &data[starts[o]..starts[o] + len];
     match r {
         Reduction::Monoid(m) => {
@@ -656,6 +732,7 @@ impl Plan {
                 return held
                     .iter()
                     .zip(dsts)
+                    .filter(|(h, _)| !h.in_place())
                     .try_for_each(|(h, d)| store(h, &permuted(d, &order)));
             }
         };
