@@ -188,3 +188,39 @@ let tests =
     ("Moments and Logsumexp with a large offset", `Quick, moments_and_logsumexp);
     ("cumsum by chunks, and a carry", `Quick, cumsum_and_carry);
     ("refusals leave destinations untouched", `Quick, refusals) ]
+
+(* Every dtype reduces in its carrier: bool and sub-byte integers count,
+   narrow floats sum in float32 and round once, complex sums part by part. *)
+let every_dtype () =
+  let sum_into (type v s w t) (d : (v, s) Dtype.t) (values : int -> v) (out : (w, t) Dtype.t) =
+    let n = 1000 in
+    let x = init d [| n |] (fun i -> values i.(0)) in
+    let z = create out [||] in
+    Support.check_answer ("sum of " ^ Dtype.name d) Done
+      (Nx_cpu.reduce (load_prog d) ~shape:(ia [ n ]) ~axes:(ia [ 0 ]) (ia [ (K.Monoid K.Sum, 0) ]) ~dsts:(ia [ Any z ]) (plain x));
+    (x, get z [||])
+  in
+  let _, c = sum_into Dtype.Bool (fun i -> i mod 3 = 0) Dtype.Int64 in
+  Alcotest.(check int64) "bools count" 334L c;
+  let _, c = sum_into Dtype.Bit (fun i -> i mod 4 = 1) Dtype.Int32 in
+  Alcotest.(check int32) "bits count" 250l c;
+  let _, c = sum_into Dtype.Int4 (fun i -> (i mod 16) - 8) Dtype.Int64 in
+  Alcotest.(check int64) "int4 in int64" (Int64.of_int (List.fold_left ( + ) 0 (List.init 1000 (fun i -> (i mod 16) - 8)))) c;
+  let _, c = sum_into Dtype.Uint4 (fun i -> i mod 16) Dtype.Uint8 in
+  Alcotest.(check int) "uint4 wraps into uint8" (List.fold_left ( + ) 0 (List.init 1000 (fun i -> i mod 16)) land 255) c;
+  let x, c = sum_into Dtype.Float16 (fun i -> 0.1 *. float (i mod 10)) Dtype.Float16 in
+  let exact32 = lane_order add32 (Array.init 1000 (fun i -> get x [| i |])) in
+  let h = create Dtype.Float16 [||] in
+  set h [||] exact32;
+  Alcotest.(check (float 0.)) "float16 in float32, rounded once" (get h [||]) c;
+  let _, c = sum_into Dtype.Complex128 (fun i -> { Complex.re = float i; im = -1. }) Dtype.Complex128 in
+  Alcotest.(check (float 0.)) "complex real part" 499500. c.Complex.re;
+  Alcotest.(check (float 0.)) "complex imaginary part" (-1000.) c.Complex.im;
+  (* Max of uint64 compares unsigned; Prod of int8 wraps in int64. *)
+  let u = init Dtype.Uint64 [| 3 |] (fun i -> [| 5L; -1L; 7L |].(i.(0))) in
+  let m = create Dtype.Uint64 [||] in
+  Support.check_answer "max" Done
+    (Nx_cpu.reduce (load_prog Dtype.Uint64) ~shape:(ia [ 3 ]) ~axes:(ia [ 0 ]) (ia [ (K.Monoid K.Max, 0) ]) ~dsts:(ia [ Any m ]) (plain u));
+  Alcotest.(check int64) "unsigned max" (-1L) (get m [||])
+
+let tests = tests @ [ ("every dtype in its carrier", `Quick, every_dtype) ]
