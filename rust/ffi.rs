@@ -9,6 +9,7 @@
 //! index out of range or a layout that leaves its buffer is refused.
 
 use crate::answer::Answer;
+use crate::call::Call;
 use crate::door;
 use crate::dtype::Dtype;
 use crate::layout::{Layout, Memory, View};
@@ -277,37 +278,6 @@ pub fn nx_cpu_prog_check(cr: &mut OCamlRuntime, prog: OCaml<OCamlBytes>) -> OCam
         Err(e) => (Vec::new(), e),
     };
     (codes, msg).to_ocaml(cr)
-}
-
-/// A planned call: what it claims, how much work it is, and its run.
-trait Call: Send {
-    fn claims(&self) -> Vec<door::Claim>;
-    fn work(&self) -> usize;
-    fn run(self) -> Result<(), String>;
-}
-
-impl Call for map::Plan {
-    fn claims(&self) -> Vec<door::Claim> {
-        map::Plan::claims(self)
-    }
-    fn work(&self) -> usize {
-        map::Plan::work(self)
-    }
-    fn run(self) -> Result<(), String> {
-        map::Plan::run(self)
-    }
-}
-
-impl Call for reduction::Plan {
-    fn claims(&self) -> Vec<door::Claim> {
-        reduction::Plan::claims(self)
-    }
-    fn work(&self) -> usize {
-        reduction::Plan::work(self)
-    }
-    fn run(self) -> Result<(), String> {
-        reduction::Plan::run(self)
-    }
 }
 
 /// Runs a planned call through the door: its claims taken at once (waiting,

@@ -13,6 +13,7 @@ pub mod narrow;
 pub mod reduce;
 pub mod reduction;
 pub mod arith;
+pub mod call;
 pub mod column;
 pub mod layout;
 pub mod ops;

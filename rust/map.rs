@@ -9,6 +9,7 @@
 
 use crate::cast;
 use crate::column::Col;
+use crate::call::Call;
 use crate::door::Claim;
 use crate::dtype::Dtype;
 use crate::layout::{Layout, Memory, View};
@@ -211,9 +212,8 @@ pub fn plan_loads(prog: Prog, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan,
     Ok(Plan { prog, shape, dsts, loads, pads, copied })
 }
 
-impl Plan {
-    /// The memory the call reads and writes, for the door.
-    pub fn claims(&self) -> Vec<Claim> {
+impl Call for Plan {
+    fn claims(&self) -> Vec<Claim> {
         let range = |v: &View, write| v.byte_range().map(|(lo, hi)| Claim { lo, hi, write });
         self.loads
             .iter()
@@ -222,8 +222,7 @@ impl Plan {
             .collect()
     }
 
-    /// An upper estimate of the call's work, in bytes of a plain copy.
-    pub fn work(&self) -> usize {
+    fn work(&self) -> usize {
         let size: usize = self.shape.iter().product();
         let bytes: usize = self
             .loads
@@ -240,8 +239,7 @@ impl Plan {
         size.saturating_mul(bytes + 4 * self.prog.nodes.len()).saturating_add(copies)
     }
 
-    /// Runs the call. Its claims must be held.
-    pub fn run(mut self) -> Result<(), String> {
+    fn run(mut self) -> Result<(), String> {
         let size: usize = self.shape.iter().product();
         if size == 0 || self.dsts.is_empty() {
             return Ok(());

@@ -4,6 +4,7 @@
 //! the bits compared across thread counts.
 
 use super::*;
+use crate::call::Call;
 use crate::each_col;
 use crate::prog::{Binary, Constant, Unary};
 

@@ -8,11 +8,61 @@
 //! atomic read-modify-writes of their byte, so that threads writing
 //! neighbouring elements of one byte never lose each other's bits.
 
-use crate::column::{wrap_i4, Col, C32, C64};
+use crate::column::{wrap_i4, Col};
+use crate::each_col;
 use crate::dtype::Dtype;
 use crate::layout::Memory;
 use crate::narrow::Narrow;
 use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Bytes an element of a whole-byte dtype takes when its register type
+/// holds it bit for bit (every dtype of whole bytes but bool and the narrow
+/// floats); `None` for the others.
+fn native_bytes(d: Dtype) -> Option<usize> {
+    let bitwise = !d.is_sub_byte() && d != Dtype::Bool && !d.is_narrow_float();
+    bitwise.then(|| d.bytes())
+}
+
+/// The first byte of a column's values, for a column whose register type
+/// holds its dtype bit for bit.
+fn col_bytes(col: &mut Col) -> *mut u8 {
+    each_col!(col, v => v.as_mut_ptr() as *mut u8)
+}
+
+/// As [`col_bytes`], to read.
+fn col_bytes_ref(col: &Col) -> *const u8 {
+    each_col!(col, v => v.as_ptr() as *const u8)
+}
+
+/// Copies `n` elements of `size` bytes from `src`, `src_step` bytes apart,
+/// to `dst`, `dst_step` bytes apart.
+///
+/// # Safety
+/// Every element read and written lies in memory valid for it, the two
+/// ranges do not overlap, and no other thread writes them meanwhile.
+#[inline]
+unsafe fn copy_elements(size: usize, src: *const u8, src_step: isize, dst: *mut u8, dst_step: isize, n: usize) {
+    if src_step == size as isize && dst_step == size as isize {
+        // SAFETY: both runs are n * size bytes (caller).
+        return std::ptr::copy_nonoverlapping(src, dst, n * size);
+    }
+    macro_rules! each {
+        ($w:literal) => {
+            for i in 0..n as isize {
+                // SAFETY: element i of each side lies in valid memory (caller).
+                let x = (src.offset(i * src_step) as *const [u8; $w]).read_unaligned();
+                (dst.offset(i * dst_step) as *mut [u8; $w]).write_unaligned(x);
+            }
+        };
+    }
+    match size {
+        1 => each!(1),
+        2 => each!(2),
+        4 => each!(4),
+        8 => each!(8),
+        _ => each!(16),
+    }
+}
 
 /// The element indices `start + i * step` for `i < n`.
 #[inline]
@@ -29,25 +79,10 @@ fn indices(start: isize, step: isize, n: usize) -> impl Iterator<Item = isize> {
 /// `d`'s register type with at least `n` values.
 pub unsafe fn load(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, col: &mut Col) {
     let base = mem.base;
-    macro_rules! native {
-        ($v:expr, $t:ty) => {{
-            let p = base as *const $t;
-            if step == 1 {
-                // SAFETY: the run start..start+n lies in the buffer (caller);
-                // the column holds at least n values; byte copies need no
-                // alignment.
-                std::ptr::copy_nonoverlapping(
-                    p.offset(start) as *const u8,
-                    $v.as_mut_ptr() as *mut u8,
-                    n * std::mem::size_of::<$t>(),
-                );
-            } else {
-                for (o, i) in $v[..n].iter_mut().zip(indices(start, step, n)) {
-                    // SAFETY: index i lies in the buffer (caller).
-                    *o = p.offset(i).read_unaligned();
-                }
-            }
-        }};
+    if let Some(size) = native_bytes(d) {
+        // SAFETY: as this function's contract; `col` is of `d`'s register
+        // type, whose values are `size` bytes of any bit pattern.
+        return copy_elements(size, base.offset(start * size as isize), step * size as isize, col_bytes(col), size as isize, n);
     }
     let byte = |i: isize| -> u8 {
         // SAFETY: element i lies in the buffer (caller), so its byte does.
@@ -73,18 +108,6 @@ pub unsafe fn load(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, c
         (Dtype::Uint4, Col::U8(v)) => {
             v[..n].iter_mut().zip(indices(start, step, n)).for_each(|(o, i)| *o = nibble(i))
         }
-        (Dtype::Int8, Col::I8(v)) => native!(v, i8),
-        (Dtype::Int16, Col::I16(v)) => native!(v, i16),
-        (Dtype::Int32, Col::I32(v)) => native!(v, i32),
-        (Dtype::Int64, Col::I64(v)) => native!(v, i64),
-        (Dtype::Uint8, Col::U8(v)) => native!(v, u8),
-        (Dtype::Uint16, Col::U16(v)) => native!(v, u16),
-        (Dtype::Uint32, Col::U32(v)) => native!(v, u32),
-        (Dtype::Uint64, Col::U64(v)) => native!(v, u64),
-        (Dtype::Float32, Col::F32(v)) => native!(v, f32),
-        (Dtype::Float64, Col::F64(v)) => native!(v, f64),
-        (Dtype::Complex64, Col::C32(v)) => native!(v, C32),
-        (Dtype::Complex128, Col::C64(v)) => native!(v, C64),
         (d, Col::F32(v)) => {
             let w = Narrow::of(d).expect("a narrow float in a float32 column");
             let p16 = base as *const u16;
@@ -111,23 +134,11 @@ pub unsafe fn load(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, c
 /// other threads may write only through this function.
 pub unsafe fn store(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, col: &Col) {
     let base = mem.base;
-    macro_rules! native {
-        ($v:expr, $t:ty) => {{
-            let p = base as *mut $t;
-            if step == 1 {
-                // SAFETY: as in `load`; the run is this thread's alone.
-                std::ptr::copy_nonoverlapping(
-                    $v.as_ptr() as *const u8,
-                    p.offset(start) as *mut u8,
-                    n * std::mem::size_of::<$t>(),
-                );
-            } else {
-                for (&x, i) in $v[..n].iter().zip(indices(start, step, n)) {
-                    // SAFETY: index i lies in the buffer and is this thread's.
-                    p.offset(i).write_unaligned(x);
-                }
-            }
-        }};
+    if let Some(size) = native_bytes(d) {
+        // SAFETY: as this function's contract; `col` is of `d`'s register
+        // type, `size` bytes a value, read only here.
+        let src = col_bytes_ref(col);
+        return copy_elements(size, src, size as isize, base.offset(start * size as isize), step * size as isize, n);
     }
     // Writes `bits` (already masked) at bit `shift` of byte `at`, leaving the
     // byte's other bits as they are.
@@ -156,18 +167,6 @@ pub unsafe fn store(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, 
         (Dtype::Uint4, Col::U8(v)) => {
             v[..n].iter().zip(indices(start, step, n)).for_each(|(&x, i)| put_nibble(i, x))
         }
-        (Dtype::Int8, Col::I8(v)) => native!(v, i8),
-        (Dtype::Int16, Col::I16(v)) => native!(v, i16),
-        (Dtype::Int32, Col::I32(v)) => native!(v, i32),
-        (Dtype::Int64, Col::I64(v)) => native!(v, i64),
-        (Dtype::Uint8, Col::U8(v)) => native!(v, u8),
-        (Dtype::Uint16, Col::U16(v)) => native!(v, u16),
-        (Dtype::Uint32, Col::U32(v)) => native!(v, u32),
-        (Dtype::Uint64, Col::U64(v)) => native!(v, u64),
-        (Dtype::Float32, Col::F32(v)) => native!(v, f32),
-        (Dtype::Float64, Col::F64(v)) => native!(v, f64),
-        (Dtype::Complex64, Col::C32(v)) => native!(v, C32),
-        (Dtype::Complex128, Col::C64(v)) => native!(v, C64),
         (d, Col::F32(v)) => {
             let w = Narrow::of(d).expect("a narrow float in a float32 column");
             for (&x, i) in v[..n].iter().zip(indices(start, step, n)) {

@@ -5,6 +5,7 @@
 //! The copy is contiguous but for the axes the operand broadcasts and the
 //! pad leaves alone, which it holds at one element (stride 0 in the view).
 
+use crate::call::Call;
 use crate::dtype::Dtype;
 use crate::layout::{Layout, Memory, View};
 use crate::map;

@@ -12,6 +12,7 @@
 //! operand itself.
 
 use crate::column::{C32, C64};
+use crate::call::Call;
 use crate::door::Claim;
 use crate::dtype::{Dtype, Family};
 use crate::layout::{Layout, Memory, View};
@@ -686,9 +687,8 @@ fn store_into(src: &View, h: &Held) -> Result<(), String> {
     map::plan(id, vec![h.view.clone()], vec![src.clone()])?.run()
 }
 
-impl Plan {
-    /// The memory the call reads and writes, for the door.
-    pub fn claims(&self) -> Vec<Claim> {
+impl Call for Plan {
+    fn claims(&self) -> Vec<Claim> {
         let range = |v: &View, write| v.byte_range().map(|(lo, hi)| Claim { lo, hi, write });
         let carry = match &self.kind {
             Kind::Scan { carry: Some(c), .. } => range(c, false),
@@ -702,16 +702,14 @@ impl Plan {
             .collect()
     }
 
-    /// An upper estimate of the call's work, in bytes of a plain copy.
-    pub fn work(&self) -> usize {
+    fn work(&self) -> usize {
         let size: usize = self.shape.iter().product();
         let per: usize = self.loads.iter().map(|l| l.view().layout.dtype.bits().div_ceil(8)).sum::<usize>()
             + 16 * (self.prog.nodes.len() + self.dsts.len());
         size.saturating_mul(per)
     }
 
-    /// Runs the call. Its claims must be held.
-    pub fn run(self) -> Result<(), String> {
+    fn run(self) -> Result<(), String> {
         let p = &self;
         let results: Vec<(Held, &View)> = match &self.kind {
             Kind::Reduce { axes, rs } => {

@@ -4,6 +4,7 @@
 //! several reductions, and destinations that alias the operand.
 
 use super::*;
+use crate::call::Call;
 use crate::pad::Pad;
 
 struct Buf(Vec<u64>);

@@ -1,0 +1,14 @@
+//! A planned kernel call, as the boundary runs it: every check made, its
+//! claims known, its work estimated, ready to run once the door lets it in.
+
+use crate::door::Claim;
+
+/// A checked call of a kernel.
+pub trait Call {
+    /// The memory the call reads and writes, for the door.
+    fn claims(&self) -> Vec<Claim>;
+    /// An upper estimate of the call's work, in bytes of a plain copy.
+    fn work(&self) -> usize;
+    /// Runs the call. Its claims must be held.
+    fn run(self) -> Result<(), String>;
+}
