@@ -140,7 +140,7 @@ macro_rules! from_any {
 /// least twice the target's and two more.
 pub fn cast(from: Dtype, to: Dtype, x: &Col, out: &mut Col, n: usize) {
     match out {
-        Col::Bool(o) => from_any!(x, o, n, |a| Source::truth(a)),
+        Col::Bool(o) => from_any!(x, o, n, Source::truth),
         Col::C32(o) => match x {
             Col::C64(s) => each(s, o, n, |a| C32::new(a.re as f32, a.im as f32)),
             Col::C32(s) => each(s, o, n, |a| a),

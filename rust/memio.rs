@@ -26,12 +26,16 @@ fn native_bytes(d: Dtype) -> Option<usize> {
 /// The first byte of a column's values, for a column whose register type
 /// holds its dtype bit for bit.
 fn col_bytes(col: &mut Col) -> *mut u8 {
-    each_col!(col, v => v.as_mut_ptr() as *mut u8)
+    #[allow(clippy::unnecessary_cast)] // u8 columns are already bytes
+    let p = each_col!(col, v => v.as_mut_ptr() as *mut u8);
+    p
 }
 
 /// As [`col_bytes`], to read.
 fn col_bytes_ref(col: &Col) -> *const u8 {
-    each_col!(col, v => v.as_ptr() as *const u8)
+    #[allow(clippy::unnecessary_cast)] // u8 columns are already bytes
+    let p = each_col!(col, v => v.as_ptr() as *const u8);
+    p
 }
 
 /// Copies `n` elements of `size` bytes from `src`, `src_step` bytes apart,

@@ -120,9 +120,9 @@ macro_rules! two {
 pub fn unary(k: Unary, x: &Col, out: &mut Col, n: usize) {
     use Col::*;
     match k {
-        Unary::Neg => same_type!(x, out, n, |a| Arith::neg(a)),
+        Unary::Neg => same_type!(x, out, n, Arith::neg),
         Unary::Square => same_type!(x, out, n, |a| Arith::mul(a, a)),
-        Unary::Sign => same_type!(x, out, n, |a| Signum::signum_kind(a)),
+        Unary::Sign => same_type!(x, out, n, Signum::signum_kind),
         Unary::Abs => match (x, out) {
             (C32(x), F32(o)) => map1(x, o, n, modulus32),
             (C64(x), F64(o)) => map1(x, o, n, modulus64),

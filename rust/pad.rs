@@ -48,8 +48,8 @@ impl Pad {
         }
         let mut out = Vec::with_capacity(2 * r);
         let mut taps = Vec::new();
-        for a in 0..r {
-            let p = shape[a]
+        for (a, &extent) in shape.iter().enumerate() {
+            let p = extent
                 .checked_add(self.before[a])
                 .and_then(|x| x.checked_add(self.after[a]))
                 .ok_or_else(|| format!("axis {a}'s padded extent overflows"))?;
@@ -131,16 +131,16 @@ impl Pad {
         let mut shape = Vec::with_capacity(2 * r);
         let mut strides = Vec::with_capacity(2 * r);
         let mut taps = (Vec::new(), Vec::new());
-        for a in 0..r {
+        for (a, &extent) in copy_shape.iter().enumerate() {
             let s = if self.held(v, a) { 0 } else { whole.strides[a] };
             match self.windows.get(a).copied().flatten() {
                 None => {
-                    shape.push(copy_shape[a].max(v.layout.shape[a]));
+                    shape.push(extent.max(v.layout.shape[a]));
                     strides.push(s);
                 }
                 Some(w) => {
                     let span = (w.size - 1) * w.dilation + 1;
-                    shape.push((copy_shape[a] - span) / w.stride + 1);
+                    shape.push((extent - span) / w.stride + 1);
                     strides.push(s * w.stride as isize);
                     taps.0.push(w.size);
                     taps.1.push(s * w.dilation as isize);

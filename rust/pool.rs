@@ -89,7 +89,7 @@ pub fn run_parts(parts: usize, work: impl Fn(usize) + Sync) -> Result<(), String
     let _job = job_lock().lock().unwrap_or_else(|e| e.into_inner());
     p.install(|| {
         use rayon::prelude::*;
-        (0..parts).into_par_iter().for_each(|i| work(i))
+        (0..parts).into_par_iter().for_each(&work)
     });
     Ok(())
 }
