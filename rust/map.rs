@@ -257,7 +257,8 @@ impl Call for Plan {
             }
         }
         let lp = Loop::new(&self);
-        lp.run(&self.prog)
+        lp.run(&self.prog);
+        Ok(())
     }
 }
 
@@ -316,7 +317,7 @@ impl Loop {
         }
     }
 
-    fn run(&self, prog: &Prog) -> Result<(), String> {
+    fn run(&self, prog: &Prog) {
         let rows: usize = self.outer.iter().product();
         let tiles = self.inner.div_ceil(TILE);
         let items = rows * tiles;
@@ -325,7 +326,7 @@ impl Loop {
         pool::run_parts(parts, |part| {
             let (lo, hi) = (items * part / parts, items * (part + 1) / parts);
             self.run_items(prog, lo, hi, tiles)
-        })
+        });
     }
 
     /// Runs work items `lo..hi`, item `i` being tile `i % tiles` of row

@@ -543,8 +543,7 @@ fn per_output<T: Send>(out: &mut [T], width: usize, len: usize, f: impl Fn(usize
         let mut g = groups[part].lock().unwrap_or_else(|e| e.into_inner());
         let first = g.0;
         g.1.chunks_mut(width).enumerate().for_each(|(i, slot)| f(first + i, slot));
-    })
-    .expect("the pool runs");
+    });
 }
 
 /// Casts held results into a destination (both in one axis order).
