@@ -12,13 +12,13 @@ use crate::answer::Answer;
 use crate::call::Call;
 use crate::door;
 use crate::dtype::Dtype;
-use crate::layout::{Layout, Memory, View};
+use crate::layout::Memory;
 use crate::map;
 use crate::pool;
 use crate::prog::Prog;
 use crate::reduction;
 use crate::narrow::Narrow;
-use crate::pad::{Pad, Window};
+use crate::wire::{loads, pads, reduction_of, views, words, Reader};
 use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlFloat, OCamlInt, OCamlRuntime, ToOCaml};
 use ocaml_sys::bigarray::Bigarray;
 use std::os::raw::{c_int, c_void};
@@ -103,95 +103,6 @@ unsafe fn buffer_memories(arr: ocaml_sys::Value) -> Result<Vec<Memory>, String> 
             bigarray_memory(ba)
         })
         .collect()
-}
-
-/// Reads little-endian 64-bit words.
-fn words(b: &[u8]) -> Result<Vec<i64>, String> {
-    if b.len() % 8 != 0 {
-        return Err("a call description of a partial word".into());
-    }
-    Ok(b.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
-}
-
-/// Reads a call description's words in order, refusing one that ends early.
-struct Reader<'a> {
-    words: &'a [i64],
-    at: usize,
-    what: &'static str,
-}
-
-impl<'a> Reader<'a> {
-    fn new(words: &'a [i64], what: &'static str) -> Self {
-        Reader { words, at: 0, what }
-    }
-
-    fn word(&mut self) -> Result<i64, String> {
-        let x = *self.words.get(self.at).ok_or_else(|| format!("a {} description ends early", self.what))?;
-        self.at += 1;
-        Ok(x)
-    }
-
-    /// A word that counts something, so is not negative.
-    fn count(&mut self, name: &str) -> Result<usize, String> {
-        let x = self.word()?;
-        usize::try_from(x).map_err(|_| format!("a {}'s {name} is {x}", self.what))
-    }
-
-    fn counts(&mut self, n: usize, name: &str) -> Result<Vec<usize>, String> {
-        (0..n).map(|_| self.count(name)).collect()
-    }
-
-    fn finish(self) -> Result<(), String> {
-        if self.at == self.words.len() { Ok(()) } else { Err(format!("a {} description has words past its end", self.what)) }
-    }
-}
-
-/// Decodes `count` views from words: dtype, buffer, rank, offset, shape,
-/// strides; each checked to lie inside its buffer.
-fn views(w: &[i64], mems: &[Memory], count: usize) -> Result<Vec<View>, String> {
-    let mut r = Reader::new(w, "view");
-    let mut out = Vec::with_capacity(count);
-    for i in 0..count {
-        let code = r.word()?;
-        let dtype = Dtype::of_code(code).ok_or_else(|| format!("operand {i} has no dtype of code {code}"))?;
-        let buf = r.count("buffer")?;
-        let mem = mems.get(buf).ok_or_else(|| format!("operand {i} names buffer {buf}"))?;
-        let rank = r.count("rank")?;
-        let offset = r.count("offset")?;
-        let shape = r.counts(rank, "extent")?;
-        let strides = (0..rank).map(|_| r.word().map(|s| s as isize)).collect::<Result<Vec<_>, _>>()?;
-        let layout = Layout { dtype, shape, strides, offset };
-        out.push(View::new(layout, *mem).map_err(|e| format!("operand {i} {e}"))?);
-    }
-    r.finish()?;
-    Ok(out)
-}
-
-/// Decodes each load's pad from words: 0 for a plain load; or 1, the rank
-/// r, r befores, r afters, the window count (0 or r), three words per window
-/// (size, stride, dilation; all 0 for an axis without), the fill's bits.
-fn pads(w: &[i64], count: usize) -> Result<Vec<Option<Pad>>, String> {
-    let mut r = Reader::new(w, "pad");
-    let mut out = Vec::with_capacity(count);
-    for _ in 0..count {
-        if r.count("tag")? == 0 {
-            out.push(None);
-            continue;
-        }
-        let rank = r.count("rank")?;
-        let before = r.counts(rank, "before")?;
-        let after = r.counts(rank, "after")?;
-        let n = r.count("window count")?;
-        let mut windows = Vec::with_capacity(n.min(64));
-        for _ in 0..n {
-            let (size, stride, dilation) = (r.count("window")?, r.count("stride")?, r.count("dilation")?);
-            windows.push(if size == 0 { None } else { Some(Window { size, stride, dilation }) });
-        }
-        let fill = f64::from_bits(r.word()? as u64);
-        out.push(Some(Pad { before, after, windows, fill }));
-    }
-    r.finish()?;
-    Ok(out)
 }
 
 fn answer_to_ocaml<'a>(cr: &'a mut OCamlRuntime, a: Answer) -> OCaml<'a, (OCamlInt, String)> {
@@ -305,18 +216,6 @@ fn execute<C: Call>(cr: &mut OCamlRuntime, kernel: &str, planned: Result<C, Stri
     }
 }
 
-/// The loads of a call: its operands' views with their pads.
-fn loads(views: Vec<View>, pads: Vec<Option<Pad>>) -> Vec<map::Load> {
-    views
-        .into_iter()
-        .zip(pads)
-        .map(|(v, p)| match p {
-            None => map::Load::Plain(v),
-            Some(p) => map::Load::Padded(p, v),
-        })
-        .collect()
-}
-
 /// `Nx_cpu.map`: a program's words, the views' words (destinations first),
 /// the loads' pads, the number of destinations and the buffers. Answers
 /// (0, "") for Done, (1, why) for Declined, (2, why) for a refusal.
@@ -345,23 +244,6 @@ pub fn nx_cpu_map(
     let answer = execute(cr, "map", planned);
     drop(rooted);
     answer_to_ocaml(cr, answer)
-}
-
-/// A reduction's code: Sum, Prod, Max, Min 0 to 3; Arg of Max or Min 4, 5;
-/// Logsumexp 6; Moments 7.
-fn reduction_of(code: i64) -> Result<reduction::Reduction, String> {
-    use reduction::{Monoidal::*, Reduction::*};
-    Ok(match code {
-        0 => Monoid(Sum),
-        1 => Monoid(Prod),
-        2 => Monoid(Max),
-        3 => Monoid(Min),
-        4 => Arg(Max),
-        5 => Arg(Min),
-        6 => Logsumexp,
-        7 => Moments,
-        c => return Err(format!("no reduction has code {c}")),
-    })
 }
 
 /// `Nx_cpu.reduce` and `Nx_cpu.scan`: a program's words, the views' words

@@ -12,6 +12,7 @@ pub mod kinds;
 pub mod narrow;
 pub mod reduce;
 pub mod reduction;
+pub mod wire;
 pub mod arith;
 pub mod call;
 pub mod column;
