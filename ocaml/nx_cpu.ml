@@ -2,10 +2,10 @@ external host_missing : unit -> string = "nx_cpu_host_missing"
 external threads : unit -> int = "nx_cpu_threads"
 external set_threads_raw : int -> string = "nx_cpu_set_threads"
 
-external reduction_raw : bytes -> bytes -> bytes -> bytes -> Nx_array.Buffer.t array -> int * string
+external reduction_raw : string -> bytes -> bytes -> bytes -> Nx_array.Buffer.t array -> int * string
   = "nx_cpu_reduction"
 
-external map_raw : bytes -> bytes -> bytes -> int -> Nx_array.Buffer.t array -> int * string
+external map_raw : string -> bytes -> bytes -> int -> Nx_array.Buffer.t array -> int * string
   = "nx_cpu_map"
 
 (* Before any Rust code, compiled for these instructions, can run. *)
@@ -40,8 +40,9 @@ let views (arrays : Nx_array.any list) =
   in
   (Buffer.to_bytes b, Array.of_list buffers)
 
-(* Each load's pad: 0, or 1, rank, befores, afters, window count, three
-   words a window (0 0 0 for none), the fill's bits. *)
+(* Each load's pad: 0, or 1, the befores' count and befores, the afters'
+   count and afters, the windows' count, three words a window (0 0 0 for
+   none), the fill's bits. *)
 let pads loads =
   let b = Buffer.create 64 in
   let int i = Buffer.add_int64_le b (Int64.of_int i) in
@@ -52,6 +53,7 @@ let pads loads =
           int 1;
           int (Array.length p.before);
           Array.iter int p.before;
+          int (Array.length p.after);
           Array.iter int p.after;
           int (Array.length p.windows);
           Array.iter
@@ -68,14 +70,13 @@ let answer = function
   | 1, why -> Nx_array.Declined why
   | _, why -> Nx_array.Refused why
 
+(* The kernels check every call in full (Nx_kernel.map_refusal's rules and
+   the layouts against their buffers) before any write. *)
 let map p ~dsts loads =
-  match Nx_kernel.map_refusal p ~dsts loads with
-  | Some why -> Nx_array.Refused ("nx.cpu map: " ^ why)
-  | None ->
-      let loads = Iarray.to_list loads in
-      let operand = function Nx_kernel.Plain a | Nx_kernel.Padded (_, a) -> a in
-      let words, buffers = views (Iarray.to_list dsts @ List.map operand loads) in
-      answer (map_raw (Nx_kernel.Prog.words p) words (pads loads) (Iarray.length dsts) buffers)
+  let loads = Iarray.to_list loads in
+  let operand = function Nx_kernel.Plain a | Nx_kernel.Padded (_, a) -> a in
+  let words, buffers = views (Iarray.to_list dsts @ List.map operand loads) in
+  answer (map_raw (Nx_kernel.Prog.words p) words (pads loads) (Iarray.length dsts) buffers)
 
 (* A reduction's code, as the kernels read it. *)
 let reduction_code : Nx_kernel.reduction -> int = function

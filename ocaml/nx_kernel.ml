@@ -28,7 +28,7 @@ module Prog = struct
     nodes : node array;
     outputs : int array;
     dtypes : Nx_array.Dtype.any array;
-    words : bytes;
+    words : string;
   }
 
   external check : bytes -> string * string = "nx_cpu_prog_check"
@@ -88,7 +88,7 @@ module Prog = struct
               Option.get (Nx_array.Dtype.of_code (Char.code codes.[i])))
         in
         { operands = Array.copy operands; nodes = Array.copy nodes;
-          outputs = Array.copy outputs; dtypes; words }
+          outputs = Array.copy outputs; dtypes; words = Bytes.to_string words }
     | _, why -> invalid_arg ("Nx_kernel.Prog.make: " ^ why)
 
   let of_node n operands =
@@ -109,7 +109,7 @@ module Prog = struct
   let outputs p = Array.copy p.outputs
   let node_dtype p i = p.dtypes.(i)
   let output_dtype p k = p.dtypes.(p.outputs.(k))
-  let words p = Bytes.copy p.words
+  let words p = p.words
 end
 
 type window = { size : int; stride : int; dilation : int }

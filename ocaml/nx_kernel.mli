@@ -30,8 +30,10 @@ module Prog : sig
             number's modulus is of its parts' dtype. *)
     | Sign  (** -1, 0 or 1; a float keeps a zero's sign and a NaN; a complex number is x / |x|. *)
     | Square  (** x * x. *)
-    | Sqrt  (** Correctly rounded square root (floats). *)
-    | Recip  (** 1 / x, correctly rounded (floats). *)
+    | Sqrt
+        (** Correctly rounded square root of a float; a complex number's
+            principal root, within 1.3 ulps of its modulus per part. *)
+    | Recip  (** 1 / x, correctly rounded (floats; complex numbers as Div). *)
     | Trunc  (** Rounding toward zero (floats). *)
     | Ceil  (** Rounding up (floats). *)
     | Floor  (** Rounding down (floats). *)
@@ -46,9 +48,12 @@ module Prog : sig
     | Imag  (** Imaginary part, of the parts' dtype; +0 for a real number. *)
     | Exp | Exp2 | Expm1 | Log | Log2 | Log1p | Sin | Cos | Tan | Asin | Acos
     | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh | Erf | Rsqrt
-        (** The math library's kinds, on floats: each computes through one
-            function whose bits are the same on every target, subnormals
-            kept. Exp is within 2 ulps and Log within 1 ulp in float32 and 2
+        (** The math library's kinds, on floats, and on complex numbers for
+            Exp, Log, the trigonometric and hyperbolic kinds and their
+            inverses (C99 Annex G's branch cuts and special values; measured
+            within 3.3 ulps of |f z| per part in complex128, 0.5 in
+            complex64): each computes through one function whose bits are
+            the same on every target, subnormals kept. Exp is within 2 ulps and Log within 1 ulp in float32 and 2
             in float64 (measured: below 0.7 in both); Exp2 is exact at
             integers whose power the dtype holds and Log2 at powers of two;
             every other kind is within 4 ulps (measured: at most 1.9 in
@@ -77,7 +82,9 @@ module Prog : sig
     | Shr
         (** Right shift, arithmetic on signed dtypes; where the count is
             negative or at least the width, 0, or -1 for a negative value. *)
-    | Pow  (** x{^y} (floats), C99's special cases; within 4 ulps. *)
+    | Pow
+        (** x{^y}: floats with C99's special cases, within 4 ulps; complex
+            numbers as numpy (z{^0} = 1; integer powers by squaring). *)
     | Atan2  (** atan2 x y, the angle of the point (y, x), C99's quadrants (floats). *)
     | Hypot  (** sqrt(x{^2} + y{^2}) without intermediate overflow (floats). *)
     | Mod
@@ -141,7 +148,7 @@ module Prog : sig
   val output_dtype : t -> int -> Nx_array.Dtype.any
   (** The dtype of output [k]. *)
 
-  val words : t -> bytes
+  val words : t -> string
   (** The program as kernel libraries read it: little-endian 64-bit words,
       [n_operands], operand dtype codes, [n_nodes], five words a node
       ([tag, a, b, c, d]: 0 [Load i], 1 [Const dtype lo hi] with the

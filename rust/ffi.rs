@@ -222,7 +222,7 @@ fn execute<C: Call>(cr: &mut OCamlRuntime, kernel: &str, planned: Result<C, Stri
 #[ocaml_interop::export]
 pub fn nx_cpu_map(
     cr: &mut OCamlRuntime,
-    prog: OCaml<OCamlBytes>,
+    prog: OCaml<String>,
     view_words: OCaml<OCamlBytes>,
     pad_words: OCaml<OCamlBytes>,
     n_dsts: OCaml<OCamlInt>,
@@ -235,11 +235,11 @@ pub fn nx_cpu_map(
     // lock is held.
     let planned = unsafe { buffer_memories(rooted.get(cr).raw()) }.and_then(|mems| {
         let p = Prog::decode(&words(prog.as_bytes())?)?;
-        let n_dsts = usize::try_from(n_dsts).map_err(|_| "a negative destination count".to_string())?;
-        let all = views(&words(view_words.as_bytes())?, &mems, n_dsts + p.operands.len())?;
-        let pads = pads(&words(pad_words.as_bytes())?, p.operands.len())?;
+        let all = views(&words(view_words.as_bytes())?, &mems)?;
+        let n_dsts = usize::try_from(n_dsts).ok().filter(|&n| n <= all.len()).ok_or("a destination count past the views")?;
+        let pads = pads(&words(pad_words.as_bytes())?)?;
         let (dsts, operands) = (all[..n_dsts].to_vec(), all[n_dsts..].to_vec());
-        map::plan_loads(p, dsts, loads(operands, pads))
+        map::plan_loads(p, dsts, loads(operands, pads)?)
     });
     let answer = execute(cr, "map", planned);
     drop(rooted);
@@ -255,7 +255,7 @@ pub fn nx_cpu_map(
 #[ocaml_interop::export]
 pub fn nx_cpu_reduction(
     cr: &mut OCamlRuntime,
-    prog: OCaml<OCamlBytes>,
+    prog: OCaml<String>,
     view_words: OCaml<OCamlBytes>,
     pad_words: OCaml<OCamlBytes>,
     call_words: OCaml<OCamlBytes>,
@@ -271,8 +271,8 @@ pub fn nx_cpu_reduction(
         let scan = r.count("kind")? == 1;
         let rank = r.count("rank")?;
         let shape = r.counts(rank, "extent")?;
-        let pads = pads(&words(pad_words.as_bytes())?, p.operands.len())?;
-        let vw = words(view_words.as_bytes())?;
+        let pads = pads(&words(pad_words.as_bytes())?)?;
+        let all = views(&words(view_words.as_bytes())?, &mems)?;
         if scan {
             kernel = "scan";
             let axis = r.count("axis")?;
@@ -280,11 +280,13 @@ pub fn nx_cpu_reduction(
             let k = r.count("output")?;
             let with_carry = r.count("carry")? == 1;
             r.finish()?;
-            let n_dsts = red.outputs();
-            let all = views(&vw, &mems, n_dsts + with_carry as usize + p.operands.len())?;
+            let (n_dsts, n_carry) = (red.outputs(), with_carry as usize);
+            if all.len() < n_dsts + n_carry {
+                return Err(format!("{} arrays for a {red:?} scan's destinations and carry", all.len()));
+            }
             let carry = with_carry.then(|| all[n_dsts].clone());
-            let operands = all[n_dsts + with_carry as usize..].to_vec();
-            reduction::plan_scan(p, shape, axis, (red, k), carry, all[..n_dsts].to_vec(), loads(operands, pads))
+            let operands = all[n_dsts + n_carry..].to_vec();
+            reduction::plan_scan(p, shape, axis, (red, k), carry, all[..n_dsts].to_vec(), loads(operands, pads)?)
         } else {
             let axes = { let n = r.count("axis count")?; r.counts(n, "axis")? };
             let n = r.count("reduction count")?;
@@ -295,9 +297,11 @@ pub fn nx_cpu_reduction(
             }
             r.finish()?;
             let n_dsts: usize = rs.iter().map(|(red, _)| red.outputs()).sum();
-            let all = views(&vw, &mems, n_dsts + p.operands.len())?;
+            if all.len() < n_dsts {
+                return Err(format!("{} arrays for reductions that write {n_dsts}", all.len()));
+            }
             let operands = all[n_dsts..].to_vec();
-            reduction::plan_reduce(p, shape, axes, rs, all[..n_dsts].to_vec(), loads(operands, pads))
+            reduction::plan_reduce(p, shape, axes, rs, all[..n_dsts].to_vec(), loads(operands, pads)?)
         }
     });
     let answer = execute(cr, kernel, planned);

@@ -332,10 +332,12 @@ impl Loop {
     /// Runs work items `lo..hi`, item `i` being tile `i % tiles` of row
     /// `i / tiles`.
     fn run_items(&self, prog: &Prog, lo: usize, hi: usize, tiles: usize) {
-        let mut cols: Vec<Col> = prog.dtypes.iter().map(|&d| Col::new(d, TILE)).collect();
+        // Columns as long as the longest tile: a small loop allocates little.
+        let width = TILE.min(self.inner);
+        let mut cols: Vec<Col> = prog.dtypes.iter().map(|&d| Col::new(d, width)).collect();
         for (i, node) in prog.nodes.iter().enumerate() {
             if let Node::Const(c) = node {
-                cols[i] = constant_column(c.dtype, c.lo, c.hi);
+                cols[i] = constant_column(c.dtype, c.lo, c.hi, width);
             }
         }
         let n_ops = self.mems.len();
@@ -424,14 +426,14 @@ fn merge_axes(shape: &mut Vec<usize>, strides: &mut [Vec<isize>]) {
     }
 }
 
-/// A column of [`TILE`] copies of a constant given by its memory bits.
-fn constant_column(d: Dtype, lo: u64, hi: u64) -> Col {
+/// A column of `n` copies of a constant given by its memory bits.
+fn constant_column(d: Dtype, lo: u64, hi: u64, n: usize) -> Col {
     let words = [lo, hi];
     let memory = Memory { base: words.as_ptr() as *mut u8, bytes: 16 };
-    let mut col = Col::new(d, TILE);
+    let mut col = Col::new(d, n);
     // SAFETY: element 0 of `d` lies in the 16 bytes of `words`, read only
-    // (step 0 reads it TILE times).
-    unsafe { memio::load(memory, d, 0, 0, TILE, &mut col) };
+    // (step 0 reads it n times).
+    unsafe { memio::load(memory, d, 0, 0, n, &mut col) };
     col
 }
 

@@ -5,7 +5,6 @@
 
 use super::*;
 use crate::call::Call;
-use crate::each_col;
 use crate::prog::{Binary, Constant, Unary};
 
 /// A buffer of random bytes and the memory it spans.
@@ -83,7 +82,7 @@ fn reference(prog: &Prog, dsts: &[View], loads: &[View]) {
                 Node::Load(k) => unsafe {
                     memio::load(loads[k].memory, loads[k].layout.dtype, at(&loads[k].layout), 0, 1, out)
                 },
-                Node::Const(c) => *out = { let mut t = constant_column(c.dtype, c.lo, c.hi); each_col!(&mut t, v => v.truncate(1)); t },
+                Node::Const(c) => *out = constant_column(c.dtype, c.lo, c.hi, 1),
                 Node::Coord(a) => *out = Col::I64(vec![idx[a] as i64]),
                 Node::Unary(k, x) => ops::unary(k, &done[x], out, 1),
                 Node::Binary(k, x, y) => ops::binary(k, prog.dtypes[x], &done[x], &done[y], out, 1),

@@ -50,12 +50,15 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Decodes `count` views from words: dtype, buffer, rank, offset, shape,
+/// Decodes every view of the words: dtype, buffer, rank, offset, shape,
 /// strides; each checked to lie inside its buffer.
-pub fn views(w: &[i64], mems: &[Memory], count: usize) -> Result<Vec<View>, String> {
+pub fn views(w: &[i64], mems: &[Memory]) -> Result<Vec<View>, String> {
     let mut r = Reader::new(w, "view");
-    let mut out = Vec::with_capacity(count);
-    for i in 0..count {
+    let mut out = Vec::new();
+    for i in 0.. {
+        if r.at == w.len() {
+            break;
+        }
         let code = r.word()?;
         let dtype = Dtype::of_code(code).ok_or_else(|| format!("operand {i} has no dtype of code {code}"))?;
         let buf = r.count("buffer")?;
@@ -71,20 +74,23 @@ pub fn views(w: &[i64], mems: &[Memory], count: usize) -> Result<Vec<View>, Stri
     Ok(out)
 }
 
-/// Decodes each load's pad from words: 0 for a plain load; or 1, the rank
-/// r, r befores, r afters, the window count (0 or r), three words per window
-/// (size, stride, dilation; all 0 for an axis without), the fill's bits.
-pub fn pads(w: &[i64], count: usize) -> Result<Vec<Option<Pad>>, String> {
+/// Decodes every load's pad from words: 0 for a plain load; or 1, the
+/// befores' count and befores, the afters' count and afters, the windows'
+/// count, three words per window (size, stride, dilation; all 0 for an axis
+/// without), the fill's bits. `Pad::shape` checks the counts against the
+/// operand's rank.
+pub fn pads(w: &[i64]) -> Result<Vec<Option<Pad>>, String> {
     let mut r = Reader::new(w, "pad");
-    let mut out = Vec::with_capacity(count);
-    for _ in 0..count {
+    let mut out = Vec::new();
+    while r.at < w.len() {
         if r.count("tag")? == 0 {
             out.push(None);
             continue;
         }
-        let rank = r.count("rank")?;
-        let before = r.counts(rank, "before")?;
-        let after = r.counts(rank, "after")?;
+        let nb = r.count("before count")?;
+        let before = r.counts(nb, "before")?;
+        let na = r.count("after count")?;
+        let after = r.counts(na, "after")?;
         let n = r.count("window count")?;
         let mut windows = Vec::with_capacity(n.min(64));
         for _ in 0..n {
@@ -98,16 +104,19 @@ pub fn pads(w: &[i64], count: usize) -> Result<Vec<Option<Pad>>, String> {
     Ok(out)
 }
 
-/// The loads of a call: its operands' views with their pads.
-pub fn loads(views: Vec<View>, pads: Vec<Option<Pad>>) -> Vec<map::Load> {
-    views
+/// The loads of a call: its operands' views with their pads, one each.
+pub fn loads(views: Vec<View>, pads: Vec<Option<Pad>>) -> Result<Vec<map::Load>, String> {
+    if views.len() != pads.len() {
+        return Err(format!("{} operands but {} pads", views.len(), pads.len()));
+    }
+    Ok(views
         .into_iter()
         .zip(pads)
         .map(|(v, p)| match p {
             None => map::Load::Plain(v),
             Some(p) => map::Load::Padded(p, v),
         })
-        .collect()
+        .collect())
 }
 
 /// A reduction's code: Sum, Prod, Max, Min 0 to 3; Arg of Max or Min 4, 5;
@@ -147,7 +156,7 @@ mod tests {
         let mut buf = [0u64; 4];
         let mems = [Memory { base: buf.as_mut_ptr() as *mut u8, bytes: 32 }];
         // float32 [8] at offset 0: fits.
-        assert!(views(&[17, 0, 1, 0, 8, 1], &mems, 1).is_ok());
+        assert_eq!(views(&[17, 0, 1, 0, 8, 1], &mems).unwrap().len(), 1);
         let bad: [&[i64]; 9] = [
             &[17, 0, 1, 0, 9, 1],            // one element past the end
             &[17, 0, 1, 1, 8, 1],            // offset pushes it out
@@ -160,23 +169,23 @@ mod tests {
             &[17, 0, 1, 0, i64::MAX, i64::MAX], // reach overflows
         ];
         for w in bad {
-            assert!(views(w, &mems, 1).is_err(), "{w:?}");
+            assert!(views(w, &mems).is_err(), "{w:?}");
         }
-        assert!(views(&[17, 0, 1, 0, 8, 1, 0], &mems, 1).is_err(), "words past the end");
+        assert!(views(&[17, 0, 1, 0, 8, 1, 0], &mems).is_err(), "a partial view");
         // A broadcast view of 2^64 elements of one float fits no index count.
-        assert!(views(&[17, 0, 2, 0, 1 << 32, 1 << 32, 0, 0], &mems, 1).is_err());
+        assert!(views(&[17, 0, 2, 0, 1 << 32, 1 << 32, 0, 0], &mems).is_err());
     }
 
     #[test]
     fn pads_decode_and_refuse_malformed_ones() {
-        let p = pads(&[0, 1, 1, 2, 3, 1, 3, 1, 2, 0f64.to_bits() as i64], 2).unwrap();
+        let p = pads(&[0, 1, 1, 2, 1, 3, 1, 3, 1, 2, 0f64.to_bits() as i64]).unwrap();
         assert_eq!(p[0], None);
         let pad = p[1].clone().unwrap();
         assert_eq!((pad.before, pad.after), (vec![2], vec![3]));
         assert_eq!(pad.windows, vec![Some(Window { size: 3, stride: 1, dilation: 2 })]);
-        assert!(pads(&[1, 1, -2, 3, 0, 0], 1).is_err());
-        assert!(pads(&[1, 1, 2], 1).is_err());
-        assert!(pads(&[0, 0], 1).is_err());
+        assert!(pads(&[1, 1, -2, 1, 3, 0, 0]).is_err());
+        assert!(pads(&[1, 1, 2]).is_err());
+        assert_eq!(pads(&[0, 0]).unwrap(), vec![None, None]);
     }
 
     #[test]
