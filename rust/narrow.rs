@@ -38,287 +38,397 @@
 //! so loops over them vectorise. They assume the default floating-point
 //! environment (round to nearest even, subnormals neither flushed nor treated
 //! as zero), which Rust and OCaml keep.
+//!
+//! The logic is written once, generic in a format (its field widths and its
+//! rule past the finite values, trait `Format`) and, for encoding, a source
+//! (f32 or f64, trait `Source`); the public functions are its instances,
+//! each monomorphised to the bit manipulation of one format and source with
+//! every parameter a constant.
 
 use crate::dtype::Dtype;
+use std::ops::{Add, BitAnd, BitOr, Shl, Shr, Sub};
 
 // ---------------------------------------------------------------------------
-// Shared rounding and decoding of finite magnitudes.
-//
-// A format of `M` stored mantissa bits and exponent bias `BIAS` has least
-// normal number 2^(1 - BIAS) and subnormal spacing q = 2^(1 - BIAS - M).
-// Its magnitude bits (sign clear) are ordered as the magnitudes are, so
-// "larger than the largest finite bits" means overflow.
+// The sources, f32 and f64, and the narrow formats, described once.
 
-/// The magnitude bits, rounded to nearest even, of the non-negative f32 whose
-/// bits are `a`, in the format of `M` mantissa bits and bias `BIAS` (at most
-/// 127). Not clamped: a magnitude past the largest finite value, an infinity
-/// or a NaN gives bits past the largest finite ones, which the caller maps by
-/// its format's rule.
+/// The unsigned integer holding a source float's bits (u32, u64): the
+/// operations the encoder needs of it.
+trait Word:
+    Copy
+    + Ord
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + Shl<u32, Output = Self>
+    + Shr<u32, Output = Self>
+{
+    /// `v`, widened.
+    fn of(v: u32) -> Self;
+    /// The low 16 bits (every narrow format's bits fit in them).
+    fn low16(self) -> u16;
+    fn wrapping_add(self, o: Self) -> Self;
+    fn wrapping_sub(self, o: Self) -> Self;
+}
+
+/// An IEEE 754 binary source format, f32 or f64: sign, `BIAS`-biased
+/// exponent, `MANT` stored mantissa bits, `WIDTH` bits in all.
+trait Source: Copy {
+    type Bits: Word;
+    const WIDTH: u32;
+    const MANT: u32;
+    const BIAS: u32;
+    fn to_bits(self) -> Self::Bits;
+    /// The bits of the sum, rounded to nearest even, of the floats whose
+    /// bits are `a` and `b`.
+    fn add_bits(a: Self::Bits, b: Self::Bits) -> Self::Bits;
+}
+
+macro_rules! describe_source {
+    ($float:ty, $bits:ty, $mant:literal, $bias:literal) => {
+        impl Word for $bits {
+            #[inline(always)]
+            fn of(v: u32) -> Self {
+                v.into()
+            }
+            #[inline(always)]
+            fn low16(self) -> u16 {
+                self as u16
+            }
+            #[inline(always)]
+            fn wrapping_add(self, o: Self) -> Self {
+                <$bits>::wrapping_add(self, o)
+            }
+            #[inline(always)]
+            fn wrapping_sub(self, o: Self) -> Self {
+                <$bits>::wrapping_sub(self, o)
+            }
+        }
+
+        impl Source for $float {
+            type Bits = $bits;
+            const WIDTH: u32 = <$bits>::BITS;
+            const MANT: u32 = $mant;
+            const BIAS: u32 = $bias;
+            #[inline(always)]
+            fn to_bits(self) -> $bits {
+                <$float>::to_bits(self)
+            }
+            #[inline(always)]
+            fn add_bits(a: $bits, b: $bits) -> $bits {
+                (<$float>::from_bits(a) + <$float>::from_bits(b)).to_bits()
+            }
+        }
+    };
+}
+
+describe_source!(f32, u32, 23, 127);
+describe_source!(f64, u64, 52, 1023);
+
+/// What a narrow format's magnitude bits past its finite values mean.
+#[derive(Clone, Copy)]
+enum Special {
+    /// As IEEE 754: the top exponent with mantissa zero is infinity, with a
+    /// mantissa a NaN, quiet when its high mantissa bit is set.
+    Ieee,
+    /// No infinity: the one magnitude of all ones is the NaN.
+    AllOnesNan,
+    /// Neither infinity nor NaN: every magnitude is finite.
+    AllFinite,
+}
+
+/// A narrow format: a sign bit over `E` exponent bits, bias 2^(E-1) - 1,
+/// over `M` stored mantissa bits, in the low `WIDTH` bits; `SPECIAL` says
+/// what its magnitudes past the finite ones are.
+///
+/// Its least normal number is 2^(1 - BIAS) and its subnormal spacing
+/// q = 2^(1 - BIAS - M). Its magnitude bits (sign clear) are ordered as the
+/// magnitudes are, so "larger than the largest finite bits" means overflow.
+trait Format {
+    const E: u32;
+    const M: u32;
+    const SPECIAL: Special;
+    const BIAS: u32 = (1 << (Self::E - 1)) - 1;
+    const WIDTH: u32 = 1 + Self::E + Self::M;
+    const SIGN: u32 = 1 << (Self::E + Self::M);
+    /// Magnitude bits of the top exponent and mantissa zero.
+    const TOP: u32 = ((1 << Self::E) - 1) << Self::M;
+    /// Where an encoder clamps rounded magnitude bits: IEEE's infinity,
+    /// else the magnitude of all ones, float8_e4m3fn's NaN and
+    /// float4_e2m1fn's largest finite value, 6.
+    const CLAMP: u32 = match Self::SPECIAL {
+        Special::Ieee => Self::TOP,
+        Special::AllOnesNan | Special::AllFinite => Self::SIGN - 1,
+    };
+}
+
+/// float16: S.EEEEE.MMMMMMMMMM, bias 15.
+struct Float16;
+/// bfloat16: the high half of an f32.
+struct Bfloat16;
+/// float8_e5m2: S.EEEEE.MM, bias 15, IEEE-like.
+struct Float8E5m2;
+/// float8_e4m3fn: S.EEEE.MMM, bias 7, no infinity, NaN at S.1111.111.
+struct Float8E4m3fn;
+/// float4_e2m1fn: S.EE.M in the low 4 bits, bias 1, no infinity, no NaN.
+struct Float4E2m1fn;
+
+macro_rules! describe_format {
+    ($name:ident, $e:literal, $m:literal, $special:ident) => {
+        impl Format for $name {
+            const E: u32 = $e;
+            const M: u32 = $m;
+            const SPECIAL: Special = Special::$special;
+        }
+    };
+}
+
+describe_format!(Float16, 5, 10, Ieee);
+describe_format!(Bfloat16, 8, 7, Ieee);
+describe_format!(Float8E5m2, 5, 2, Ieee);
+describe_format!(Float8E4m3fn, 4, 3, AllOnesNan);
+describe_format!(Float4E2m1fn, 2, 1, AllFinite);
+
+// ---------------------------------------------------------------------------
+// Encoding and decoding, for every format and source.
+
+/// `t` with its low `shift` bits dropped, rounding to nearest even. Adding
+/// half an ulp less one, plus the lowest kept bit, carries into the kept bits
+/// exactly when the dropped ones exceed half an ulp, or equal it with the
+/// kept bits odd; in float bits, a carry out of the mantissa steps the
+/// exponent.
 #[inline(always)]
-fn magnitude_f32<const M: u32, const BIAS: u32>(a: u32) -> u32 {
-    let shift = 23 - M;
-    // Below 2^(1 - BIAS) the bits are |x| / q rounded to an integer. C = q 2^23
-    // has an ulp of q, and |x| < C, so the f32 sum |x| + C is C plus |x|
-    // rounded to a multiple of q, to nearest even; its bits less C's are that
-    // multiple. Rounding up to 2^(1 - BIAS) gives 2^M, the least normal's bits.
-    let c = (151 - BIAS - M) << 23;
-    let sub = (f32::from_bits(a) + f32::from_bits(c)).to_bits() - c;
-    // From 2^(1 - BIAS) up: rebias the exponent and drop `shift` bits. Adding
-    // half an ulp less one, plus the lowest kept bit, carries into the kept
-    // bits exactly when the dropped ones exceed half an ulp, or equal it with
-    // the kept bits odd; a carry out of the mantissa steps the exponent.
-    let t = a.wrapping_sub((127 - BIAS) << 23);
-    let norm = t.wrapping_add((1 << (shift - 1)) - 1 + ((t >> shift) & 1)) >> shift;
-    if a < (128 - BIAS) << 23 {
+fn round_off<W: Word>(t: W, shift: u32) -> W {
+    let half = (W::of(1) << (shift - 1)) - W::of(1);
+    t.wrapping_add(half + ((t >> shift) & W::of(1))) >> shift
+}
+
+/// The magnitude bits, rounded to nearest even, of the non-negative source
+/// value whose bits are `a`, in format `F` (whose bias is below the
+/// source's). Not clamped: a magnitude past the largest finite value, an
+/// infinity or a NaN gives bits past the largest finite ones, which the
+/// caller maps by the format's rule.
+#[inline(always)]
+fn magnitude<F: Format, S: Source>(a: S::Bits) -> S::Bits {
+    let w = <S::Bits as Word>::of;
+    // Below 2^(1 - BIAS) the bits are |x| / q rounded to an integer. C = q
+    // 2^MANT has an ulp of q, and |x| < C, so the source sum |x| + C is C
+    // plus |x| rounded to a multiple of q, to nearest even; its bits less
+    // C's are that multiple. Rounding up to 2^(1 - BIAS) gives 2^M, the least
+    // normal's bits.
+    let c = w(S::BIAS + S::MANT + 1 - F::BIAS - F::M) << S::MANT;
+    let sub = S::add_bits(a, c) - c;
+    // From 2^(1 - BIAS) up: rebias the exponent and round off the mantissa
+    // bits the format lacks.
+    let norm = round_off(
+        a.wrapping_sub(w(S::BIAS - F::BIAS) << S::MANT),
+        S::MANT - F::M,
+    );
+    if a < w(S::BIAS + 1 - F::BIAS) << S::MANT {
         sub
     } else {
         norm
     }
 }
 
-/// [`magnitude_f32`] for the non-negative f64 whose bits are `a` (`BIAS` at
-/// most 1023).
+/// Encodes `x` in format `F`, rounding once to nearest even, by the format's
+/// rule past its finite values (module documentation); the bits are in the
+/// low `F::WIDTH` of the result.
 #[inline(always)]
-fn magnitude_f64<const M: u32, const BIAS: u32>(a: u64) -> u64 {
-    let shift = 52 - M;
-    // As in magnitude_f32, with C = q 2^52.
-    let c = u64::from(1076 - BIAS - M) << 52;
-    let sub = (f64::from_bits(a) + f64::from_bits(c)).to_bits() - c;
-    let t = a.wrapping_sub(u64::from(1023 - BIAS) << 52);
-    let norm = t.wrapping_add((1 << (shift - 1)) - 1 + ((t >> shift) & 1)) >> shift;
-    if a < u64::from(1024 - BIAS) << 52 {
-        sub
-    } else {
-        norm
+fn encode_in<F: Format, S: Source>(x: S) -> u16 {
+    let w = <S::Bits as Word>::of;
+    let b = x.to_bits();
+    let a = b & ((w(1) << (S::WIDTH - 1)) - w(1));
+    let inf = w(2 * S::BIAS + 1) << S::MANT;
+    let shift = S::MANT - F::M;
+    // A NaN of an IEEE-like format keeps the high bits of its payload and is
+    // made quiet.
+    let quiet = w(1 << (F::M - 1));
+    if F::BIAS == S::BIAS {
+        // The format is the source's high bits (bfloat16 from f32), sharing
+        // its exponent and so its subnormals: rounding off the low bits of
+        // the whole, sign included, is the conversion. The carry never
+        // reaches the sign, as the largest finite source value rounds to
+        // infinity.
+        let nan = (b >> shift) | quiet;
+        let rounded = round_off(b, shift);
+        return if a > inf { nan } else { rounded }.low16();
     }
+    let sign = (b >> (S::WIDTH - F::WIDTH)) & w(F::SIGN);
+    let finite = magnitude::<F, S>(a).min(w(F::CLAMP));
+    let m = match F::SPECIAL {
+        Special::Ieee => {
+            let nan = w(F::TOP) | quiet | ((a >> shift) & w((1 << F::M) - 1));
+            if a > inf {
+                nan
+            } else {
+                finite
+            }
+        }
+        // Overflow, infinities and NaNs all give magnitude bits past the
+        // largest finite ones: clamping them to all ones makes them the NaN.
+        Special::AllOnesNan => finite,
+        // Overflow and infinities clamp to the largest finite; a NaN is zero.
+        Special::AllFinite => {
+            if a > inf {
+                w(0)
+            } else {
+                finite
+            }
+        }
+    };
+    (sign | m).low16()
 }
 
-/// The f32 value of finite magnitude bits `mag` of the format of `M` mantissa
-/// bits and bias `BIAS` (at most 127 - M), exactly.
+/// Decodes bits of format `F`, exactly, reading only their low `F::WIDTH`.
 #[inline(always)]
-fn finite_to_f32<const M: u32, const BIAS: u32>(mag: u32) -> f32 {
-    let normal = f32::from_bits((mag << (23 - M)) + ((127 - BIAS) << 23));
-    // A subnormal is its mantissa times q, both factors and the product exact.
-    let sub = mag as f32 * f32::from_bits((128 - BIAS - M) << 23);
-    if mag < 1 << M {
-        sub
+fn decode_in<F: Format>(bits: u32) -> f32 {
+    if F::BIAS == 127 {
+        // The format is an f32's high bits (bfloat16), sharing its exponent
+        // and so its subnormals: shifted up, they are the f32's; a NaN is
+        // made quiet.
+        let b = (bits & (2 * F::SIGN - 1)) << (32 - F::WIDTH);
+        let quiet = if b & 0x7fff_ffff > 0x7f80_0000 {
+            0x40_0000
+        } else {
+            0
+        };
+        return f32::from_bits(b | quiet);
+    }
+    let mag = bits & (F::SIGN - 1);
+    let sign = (bits & F::SIGN) << (32 - F::WIDTH);
+    let normal = (mag << (23 - F::M)) + ((127 - F::BIAS) << 23);
+    // A subnormal is its mantissa times q, both factors and the product exact
+    // (q is normal, the bias being at most 127 - M).
+    let sub = mag as f32 * f32::from_bits((128 - F::BIAS - F::M) << 23);
+    let finite = if mag < 1 << F::M {
+        sub.to_bits()
     } else {
         normal
-    }
-}
-
-// ---------------------------------------------------------------------------
-// float16: S.EEEEE.MMMMMMMMMM, bias 15.
-
-/// Encodes an f32 as float16 bits, rounding once to nearest even; overflow to
-/// ±inf, NaN to a quiet NaN of its sign.
-#[inline]
-pub fn f16_from_f32(x: f32) -> u16 {
-    let b = x.to_bits();
-    let a = b & 0x7fff_ffff;
-    let sign = (b >> 16) & 0x8000;
-    let finite = magnitude_f32::<10, 15>(a).min(0x7c00);
-    let nan = 0x7e00 | ((a >> 13) & 0x3ff);
-    (sign | if a > 0x7f80_0000 { nan } else { finite }) as u16
-}
-
-/// Encodes an f64 as float16 bits, rounding once to nearest even; overflow to
-/// ±inf, NaN to a quiet NaN of its sign.
-#[inline]
-pub fn f16_from_f64(x: f64) -> u16 {
-    let b = x.to_bits();
-    let a = b & 0x7fff_ffff_ffff_ffff;
-    let sign = (b >> 48) & 0x8000;
-    let finite = magnitude_f64::<10, 15>(a).min(0x7c00);
-    let nan = 0x7e00 | ((a >> 42) & 0x3ff);
-    (sign
-        | if a > 0x7ff0_0000_0000_0000 {
-            nan
-        } else {
-            finite
-        }) as u16
-}
-
-/// Decodes float16 bits, exactly.
-#[inline]
-pub fn f16_to_f32(bits: u16) -> f32 {
-    let b = u32::from(bits);
-    let mag = b & 0x7fff;
-    let special = 0x7f80_0000 | ((mag & 0x3ff) << 13) | if mag > 0x7c00 { 0x40_0000 } else { 0 };
-    let m = if mag >= 0x7c00 {
-        special
-    } else {
-        finite_to_f32::<10, 15>(mag).to_bits()
     };
-    f32::from_bits(m | (b & 0x8000) << 16)
-}
-
-// ---------------------------------------------------------------------------
-// bfloat16: the high half of an f32.
-
-/// Encodes an f32 as bfloat16 bits, rounding once to nearest even; overflow
-/// to ±inf, NaN to a quiet NaN of its sign.
-#[inline]
-pub fn bf16_from_f32(x: f32) -> u16 {
-    let b = x.to_bits();
-    // bfloat16 shares f32's exponent, subnormals included: rounding off the
-    // low 16 bits to nearest even (as in magnitude_f32) is the whole
-    // conversion. Its carry never reaches the sign, as the largest finite f32
-    // rounds to the infinity 0x7f80.
-    let rounded = b.wrapping_add(0x7fff + ((b >> 16) & 1)) >> 16;
-    let nan = (b >> 16) | 0x40;
-    (if b & 0x7fff_ffff > 0x7f80_0000 {
-        nan
-    } else {
-        rounded
-    }) as u16
-}
-
-/// Encodes an f64 as bfloat16 bits, rounding once to nearest even; overflow
-/// to ±inf, NaN to a quiet NaN of its sign.
-#[inline]
-pub fn bf16_from_f64(x: f64) -> u16 {
-    let b = x.to_bits();
-    let a = b & 0x7fff_ffff_ffff_ffff;
-    let sign = (b >> 48) & 0x8000;
-    let finite = magnitude_f64::<7, 127>(a).min(0x7f80);
-    let nan = 0x7fc0 | ((a >> 45) & 0x7f);
-    (sign
-        | if a > 0x7ff0_0000_0000_0000 {
-            nan
-        } else {
-            finite
-        }) as u16
-}
-
-/// Decodes bfloat16 bits, exactly.
-#[inline]
-pub fn bf16_to_f32(bits: u16) -> f32 {
-    let b = u32::from(bits) << 16;
-    let quiet = if b & 0x7fff_ffff > 0x7f80_0000 {
-        0x40_0000
-    } else {
-        0
+    let m = match F::SPECIAL {
+        Special::Ieee => {
+            let quiet = if mag > F::TOP { 0x40_0000 } else { 0 };
+            let special = 0x7f80_0000 | ((mag & ((1 << F::M) - 1)) << (23 - F::M)) | quiet;
+            if mag >= F::TOP {
+                special
+            } else {
+                finite
+            }
+        }
+        Special::AllOnesNan => {
+            if mag == F::SIGN - 1 {
+                0x7fc0_0000
+            } else {
+                finite
+            }
+        }
+        Special::AllFinite => finite,
     };
-    f32::from_bits(b | quiet)
+    f32::from_bits(m | sign)
 }
 
 // ---------------------------------------------------------------------------
-// float8_e5m2: S.EEEEE.MM, bias 15, IEEE-like.
+// The conversions of each format.
 
-/// Encodes an f32 as float8_e5m2 bits, rounding once to nearest even;
-/// overflow to ±inf, NaN to a quiet NaN of its sign.
-#[inline]
-pub fn e5m2_from_f32(x: f32) -> u8 {
-    let b = x.to_bits();
-    let a = b & 0x7fff_ffff;
-    let sign = (b >> 24) & 0x80;
-    let finite = magnitude_f32::<2, 15>(a).min(0x7c);
-    let nan = 0x7e | ((a >> 21) & 3);
-    (sign | if a > 0x7f80_0000 { nan } else { finite }) as u8
-}
-
-/// Encodes an f64 as float8_e5m2 bits, rounding once to nearest even;
-/// overflow to ±inf, NaN to a quiet NaN of its sign.
-#[inline]
-pub fn e5m2_from_f64(x: f64) -> u8 {
-    let b = x.to_bits();
-    let a = b & 0x7fff_ffff_ffff_ffff;
-    let sign = (b >> 56) & 0x80;
-    let finite = magnitude_f64::<2, 15>(a).min(0x7c);
-    let nan = 0x7e | ((a >> 50) & 3);
-    (sign
-        | if a > 0x7ff0_0000_0000_0000 {
-            nan
-        } else {
-            finite
-        }) as u8
-}
-
-/// Decodes float8_e5m2 bits, exactly.
-#[inline]
-pub fn e5m2_to_f32(bits: u8) -> f32 {
-    let b = u32::from(bits);
-    let mag = b & 0x7f;
-    let special = 0x7f80_0000 | ((mag & 3) << 21) | if mag > 0x7c { 0x40_0000 } else { 0 };
-    let m = if mag >= 0x7c {
-        special
-    } else {
-        finite_to_f32::<2, 15>(mag).to_bits()
+/// The documentation, for the encoders (`enc`) and the decoder (`dec`) of a
+/// format, of its rule past the finite values and of where its bits are:
+/// `ieee` for the IEEE-like formats, `e4m3fn` and `e2m1fn` for the others.
+macro_rules! doc_of {
+    (enc ieee) => {
+        "overflow to ±inf, NaN to a quiet NaN of its sign."
     };
-    f32::from_bits(m | (b & 0x80) << 24)
-}
-
-// ---------------------------------------------------------------------------
-// float8_e4m3fn: S.EEEE.MMM, bias 7, no infinity, NaN at S.1111.111.
-
-/// Encodes an f32 as float8_e4m3fn bits, rounding once to nearest even; a
-/// magnitude that rounds past 448, an infinity or a NaN gives the NaN of its
-/// sign.
-#[inline]
-pub fn e4m3fn_from_f32(x: f32) -> u8 {
-    let b = x.to_bits();
-    // Overflow, infinities and NaNs all give magnitude bits past 0x7e, the
-    // largest finite: clamping them to 0x7f makes them the NaN.
-    ((b >> 24) & 0x80 | magnitude_f32::<3, 7>(b & 0x7fff_ffff).min(0x7f)) as u8
-}
-
-/// Encodes an f64 as float8_e4m3fn bits, rounding once to nearest even; a
-/// magnitude that rounds past 448, an infinity or a NaN gives the NaN of its
-/// sign.
-#[inline]
-pub fn e4m3fn_from_f64(x: f64) -> u8 {
-    let b = x.to_bits();
-    ((b >> 56) & 0x80 | magnitude_f64::<3, 7>(b & 0x7fff_ffff_ffff_ffff).min(0x7f)) as u8
-}
-
-/// Decodes float8_e4m3fn bits, exactly.
-#[inline]
-pub fn e4m3fn_to_f32(bits: u8) -> f32 {
-    let b = u32::from(bits);
-    let mag = b & 0x7f;
-    let m = if mag == 0x7f {
-        0x7fc0_0000
-    } else {
-        finite_to_f32::<3, 7>(mag).to_bits()
+    (enc e4m3fn) => {
+        "a magnitude that rounds past 448, an infinity or a NaN gives the NaN of its sign."
     };
-    f32::from_bits(m | (b & 0x80) << 24)
+    (enc e2m1fn) => {
+        "overflow and infinities saturate to ±6, a NaN gives a zero of its sign \
+         (see the module's documentation). The bits are the low 4 of the result."
+    };
+    (dec e2m1fn) => {
+        "; only the low 4 bits are read."
+    };
+    (dec $other:ident) => {
+        "."
+    };
 }
 
-// ---------------------------------------------------------------------------
-// float4_e2m1fn: S.EE.M in the low 4 bits, bias 1, no infinity, no NaN.
+/// The public conversions of formats: for each, its encoders from f32 and
+/// from f64 and its decoder, documented with the format's `$name` and what
+/// `doc_of!` says of its `$doc`.
+macro_rules! conversions {
+    ($($fmt:ident as $bits:ty, $name:literal, $doc:ident: $from_f32:ident, $from_f64:ident, $to_f32:ident;)*) => {$(
+        #[doc = concat!("Encodes an f32 as ", $name, " bits, rounding once to nearest even; ", doc_of!(enc $doc))]
+        #[inline]
+        pub fn $from_f32(x: f32) -> $bits {
+            encode_in::<$fmt, f32>(x) as $bits
+        }
 
-/// Encodes an f32 as float4_e2m1fn bits (in the low 4 bits), rounding once to
-/// nearest even; overflow and infinities saturate to ±6, a NaN gives a zero
-/// of its sign (see the module's documentation).
-#[inline]
-pub fn e2m1fn_from_f32(x: f32) -> u8 {
-    let b = x.to_bits();
-    let a = b & 0x7fff_ffff;
-    let finite = magnitude_f32::<1, 1>(a).min(7);
-    ((b >> 28) & 8 | if a > 0x7f80_0000 { 0 } else { finite }) as u8
+        #[doc = concat!("Encodes an f64 as ", $name, " bits, rounding once to nearest even; ", doc_of!(enc $doc))]
+        #[inline]
+        pub fn $from_f64(x: f64) -> $bits {
+            encode_in::<$fmt, f64>(x) as $bits
+        }
+
+        #[doc = concat!("Decodes ", $name, " bits, exactly", doc_of!(dec $doc))]
+        #[inline]
+        pub fn $to_f32(bits: $bits) -> f32 {
+            decode_in::<$fmt>(bits.into())
+        }
+    )*};
 }
 
-/// Encodes an f64 as float4_e2m1fn bits (in the low 4 bits), rounding once to
-/// nearest even; overflow and infinities saturate to ±6, a NaN gives a zero
-/// of its sign (see the module's documentation).
-#[inline]
-pub fn e2m1fn_from_f64(x: f64) -> u8 {
-    let b = x.to_bits();
-    let a = b & 0x7fff_ffff_ffff_ffff;
-    let finite = magnitude_f64::<1, 1>(a).min(7);
-    ((b >> 60) & 8 | if a > 0x7ff0_0000_0000_0000 { 0 } else { finite }) as u8
-}
-
-/// Decodes float4_e2m1fn bits, exactly; only the low 4 bits are read.
-#[inline]
-pub fn e2m1fn_to_f32(bits: u8) -> f32 {
-    let b = u32::from(bits);
-    f32::from_bits(finite_to_f32::<1, 1>(b & 7).to_bits() | (b & 8) << 28)
+conversions! {
+    Float16 as u16, "float16", ieee: f16_from_f32, f16_from_f64, f16_to_f32;
+    Bfloat16 as u16, "bfloat16", ieee: bf16_from_f32, bf16_from_f64, bf16_to_f32;
+    Float8E5m2 as u8, "float8_e5m2", ieee: e5m2_from_f32, e5m2_from_f64, e5m2_to_f32;
+    Float8E4m3fn as u8, "float8_e4m3fn", e4m3fn: e4m3fn_from_f32, e4m3fn_from_f64, e4m3fn_to_f32;
+    Float4E2m1fn as u8, "float4_e2m1fn", e2m1fn: e2m1fn_from_f32, e2m1fn_from_f64, e2m1fn_to_f32;
 }
 
 // ---------------------------------------------------------------------------
 // Dispatch by dtype.
+
+/// A computation generic in the format, which [`Narrow::apply`] instantiates
+/// for the format it names.
+trait PerFormat {
+    type Out;
+    fn run<F: Format>(self) -> Self::Out;
+}
+
+/// Encoding of the value it holds.
+struct Encode<S>(S);
+
+impl<S: Source> PerFormat for Encode<S> {
+    type Out = u16;
+    #[inline(always)]
+    fn run<F: Format>(self) -> u16 {
+        encode_in::<F, S>(self.0)
+    }
+}
+
+/// Decoding of the bits it holds.
+struct Decode(u16);
+
+impl PerFormat for Decode {
+    type Out = f32;
+    #[inline(always)]
+    fn run<F: Format>(self) -> f32 {
+        decode_in::<F>(self.0.into())
+    }
+}
+
+/// Rounding of a slice in place: one loop per format, so each vectorises.
+struct RoundSlice<'a>(&'a mut [f32]);
+
+impl PerFormat for RoundSlice<'_> {
+    type Out = ();
+    fn run<F: Format>(self) {
+        self.0
+            .iter_mut()
+            .for_each(|x| *x = decode_in::<F>(encode_in::<F, f32>(*x).into()));
+    }
+}
 
 /// One of the five narrow float dtypes; a value of it is proof that a dtype
 /// is narrow, so its conversions cannot be asked of another dtype.
@@ -370,18 +480,24 @@ impl Narrow {
         }
     }
 
+    /// Runs `p` for this format.
+    #[inline(always)]
+    fn apply<P: PerFormat>(self, p: P) -> P::Out {
+        match self {
+            Narrow::Float4E2m1fn => p.run::<Float4E2m1fn>(),
+            Narrow::Float8E4m3fn => p.run::<Float8E4m3fn>(),
+            Narrow::Float8E5m2 => p.run::<Float8E5m2>(),
+            Narrow::Float16 => p.run::<Float16>(),
+            Narrow::Bfloat16 => p.run::<Bfloat16>(),
+        }
+    }
+
     /// Encodes an f32, rounding once to nearest even, by the format's rules
     /// (module documentation). The bits are in the low 16, 8 or 4 of the
     /// result, the rest zero.
     #[inline]
     pub fn encode_f32(self, x: f32) -> u16 {
-        match self {
-            Narrow::Float4E2m1fn => e2m1fn_from_f32(x).into(),
-            Narrow::Float8E4m3fn => e4m3fn_from_f32(x).into(),
-            Narrow::Float8E5m2 => e5m2_from_f32(x).into(),
-            Narrow::Float16 => f16_from_f32(x),
-            Narrow::Bfloat16 => bf16_from_f32(x),
-        }
+        self.apply(Encode(x))
     }
 
     /// Encodes an f64, rounding once to nearest even straight from it, by
@@ -389,26 +505,14 @@ impl Narrow {
     /// 8 or 4 of the result, the rest zero.
     #[inline]
     pub fn encode_f64(self, x: f64) -> u16 {
-        match self {
-            Narrow::Float4E2m1fn => e2m1fn_from_f64(x).into(),
-            Narrow::Float8E4m3fn => e4m3fn_from_f64(x).into(),
-            Narrow::Float8E5m2 => e5m2_from_f64(x).into(),
-            Narrow::Float16 => f16_from_f64(x),
-            Narrow::Bfloat16 => bf16_from_f64(x),
-        }
+        self.apply(Encode(x))
     }
 
     /// Decodes bits exactly, reading only the format's low 16, 8 or 4 of
     /// them. `f64::from` of the result is the f64 value, also exact.
     #[inline]
     pub fn decode(self, bits: u16) -> f32 {
-        match self {
-            Narrow::Float4E2m1fn => e2m1fn_to_f32(bits as u8),
-            Narrow::Float8E4m3fn => e4m3fn_to_f32(bits as u8),
-            Narrow::Float8E5m2 => e5m2_to_f32(bits as u8),
-            Narrow::Float16 => f16_to_f32(bits),
-            Narrow::Bfloat16 => bf16_to_f32(bits),
-        }
+        self.apply(Decode(bits))
     }
 
     /// An f32 rounded once into the format and read back:
@@ -428,21 +532,7 @@ impl Narrow {
     /// Rounds every value of `v` in place, as [`Narrow::round_from_f32`] does; one
     /// loop per format, so each vectorises.
     pub fn round_f32_slice(self, v: &mut [f32]) {
-        match self {
-            Narrow::Float4E2m1fn => v
-                .iter_mut()
-                .for_each(|x| *x = e2m1fn_to_f32(e2m1fn_from_f32(*x))),
-            Narrow::Float8E4m3fn => v
-                .iter_mut()
-                .for_each(|x| *x = e4m3fn_to_f32(e4m3fn_from_f32(*x))),
-            Narrow::Float8E5m2 => v
-                .iter_mut()
-                .for_each(|x| *x = e5m2_to_f32(e5m2_from_f32(*x))),
-            Narrow::Float16 => v.iter_mut().for_each(|x| *x = f16_to_f32(f16_from_f32(*x))),
-            Narrow::Bfloat16 => v
-                .iter_mut()
-                .for_each(|x| *x = bf16_to_f32(bf16_from_f32(*x))),
-        }
+        self.apply(RoundSlice(v));
     }
 }
 
@@ -534,6 +624,11 @@ mod tests {
             };
             f.vals = (0..=max).map(|b| f.finite_value(b)).collect();
             f
+        }
+
+        /// Every bit pattern of the format.
+        fn patterns(&self) -> impl Iterator<Item = u16> {
+            (0..1u32 << self.width).map(|b| b as u16)
         }
 
         fn sign_bit(&self) -> u16 {
@@ -634,48 +729,30 @@ mod tests {
             }
         }
 
-        fn check_f32(&self, x: f32) {
-            let got = self.n.encode_f32(x);
+        /// Checks `got`, the encoding of an f32 or f64 (`src`) of bits
+        /// `bits`, value `x` (exact) and sign `neg`, against the reference.
+        fn check(&self, got: u16, x: f64, neg: bool, src: &str, bits: u64) {
             if x.is_nan() {
                 assert!(
-                    self.is_nan_result(x.is_sign_negative(), got),
-                    "{:?} {:#x} -> {got:#x}",
-                    self.n,
-                    x.to_bits()
+                    self.is_nan_result(neg, got),
+                    "{:?} from {src} {bits:#x} -> {got:#x}",
+                    self.n
                 );
             } else {
-                let want = self.ref_encode(f64::from(x));
-                assert_eq!(
-                    got,
-                    want,
-                    "{:?} from f32 {:e} ({:#x})",
-                    self.n,
-                    x,
-                    x.to_bits()
-                );
+                let want = self.ref_encode(x);
+                assert_eq!(got, want, "{:?} from {src} {x:e} ({bits:#x})", self.n);
             }
+        }
+
+        fn check_f32(&self, x: f32) {
+            let got = self.n.encode_f32(x);
+            let neg = x.is_sign_negative();
+            self.check(got, f64::from(x), neg, "f32", x.to_bits().into());
         }
 
         fn check_f64(&self, x: f64) {
             let got = self.n.encode_f64(x);
-            if x.is_nan() {
-                assert!(
-                    self.is_nan_result(x.is_sign_negative(), got),
-                    "{:?} {:#x} -> {got:#x}",
-                    self.n,
-                    x.to_bits()
-                );
-            } else {
-                let want = self.ref_encode(x);
-                assert_eq!(
-                    got,
-                    want,
-                    "{:?} from f64 {:e} ({:#x})",
-                    self.n,
-                    x,
-                    x.to_bits()
-                );
-            }
+            self.check(got, x, x.is_sign_negative(), "f64", x.to_bits());
         }
     }
 
@@ -683,25 +760,24 @@ mod tests {
         Narrow::ALL.iter().map(|&n| Fmt::new(n)).collect()
     }
 
-    /// The next f32 toward +inf, for finite `x`.
-    fn next_up32(x: f32) -> f32 {
-        match x {
-            0.0 => f32::from_bits(1),
-            x if x > 0.0 => f32::from_bits(x.to_bits() + 1),
-            x => f32::from_bits(x.to_bits() - 1),
-        }
+    /// `next_up32` and `next_up64`: the next f32 or f64 toward +inf, for
+    /// finite `x`.
+    macro_rules! next_up {
+        ($name:ident, $float:ty) => {
+            fn $name(x: $float) -> $float {
+                match x {
+                    0.0 => <$float>::from_bits(1),
+                    x if x > 0.0 => <$float>::from_bits(x.to_bits() + 1),
+                    x => <$float>::from_bits(x.to_bits() - 1),
+                }
+            }
+        };
     }
+    next_up!(next_up32, f32);
+    next_up!(next_up64, f64);
     /// The next f32 toward -inf, for finite `x`.
     fn next_down32(x: f32) -> f32 {
         -next_up32(-x)
-    }
-    /// The next f64 toward +inf, for finite `x`.
-    fn next_up64(x: f64) -> f64 {
-        match x {
-            0.0 => f64::from_bits(1),
-            x if x > 0.0 => f64::from_bits(x.to_bits() + 1),
-            x => f64::from_bits(x.to_bits() - 1),
-        }
     }
     /// The next f64 toward -inf, for finite `x`.
     fn next_down64(x: f64) -> f64 {
@@ -711,8 +787,7 @@ mod tests {
     #[test]
     fn every_pattern_decodes_exactly() {
         for f in fmts() {
-            for bits in 0..(1u32 << f.width) {
-                let bits = bits as u16;
+            for bits in f.patterns() {
                 let got = f.n.decode(bits);
                 match f.ref_decode(bits) {
                     None => assert!(
@@ -735,8 +810,7 @@ mod tests {
     #[test]
     fn every_pattern_reencodes_to_itself() {
         for f in fmts() {
-            for bits in 0..(1u32 << f.width) {
-                let bits = bits as u16;
+            for bits in f.patterns() {
                 let x = f.n.decode(bits);
                 let (g32, g64) = (f.n.encode_f32(x), f.n.encode_f64(f64::from(x)));
                 if x.is_nan() {
@@ -1000,6 +1074,50 @@ mod tests {
                 assert_eq!(r.to_bits(), n.round_from_f32(*x).to_bits());
                 assert_eq!(r.to_bits(), n.round_from_f64(f64::from(*x)).to_bits());
             }
+        }
+    }
+
+    /// Timing of 10M-element conversions, f32 to float16 and back, and the
+    /// rounding of a slice into each format, the best of five each: `cargo
+    /// test --no-default-features --release --lib narrow::tests::slice_timing
+    /// -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn slice_timing() {
+        fn best(what: &str, mut f: impl FnMut()) {
+            let t = (0..5)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    f();
+                    t.elapsed()
+                })
+                .min()
+                .unwrap();
+            println!("{what}: {t:?}");
+        }
+        let n = 10_000_000;
+        let xs: Vec<f32> = (0..n).map(|i| (i as f32 - 5e6) * 1.37e-3).collect();
+        let mut h = vec![0u16; n];
+        let mut back = vec![0f32; n];
+        best("f32 -> float16", || {
+            h.iter_mut()
+                .zip(&xs)
+                .for_each(|(o, &x)| *o = f16_from_f32(x));
+        });
+        best("float16 -> f32", || {
+            back.iter_mut()
+                .zip(&h)
+                .for_each(|(o, &b)| *o = f16_to_f32(b));
+        });
+        assert!(back
+            .iter()
+            .zip(&xs)
+            .all(|(b, x)| (b - x).abs() <= x.abs() / 2048.0));
+        for f in Narrow::ALL {
+            let mut v = xs.clone();
+            best(&format!("round_f32_slice {f:?}"), || {
+                f.round_f32_slice(&mut v)
+            });
         }
     }
 }
