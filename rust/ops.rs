@@ -27,27 +27,6 @@ fn mismatch(what: &str) -> ! {
     panic!("nx_cpu: a checked program reached {what} with columns of another type")
 }
 
-/// The complex modulus, scaled so that no part's square overflows or
-/// underflows.
-macro_rules! modulus {
-    ($name:ident, $c:ty, $f:ty) => {
-        #[inline]
-        fn $name(z: $c) -> $f {
-            let (a, b) = (z.re.abs(), z.im.abs());
-            if a == <$f>::INFINITY || b == <$f>::INFINITY {
-                return <$f>::INFINITY;
-            }
-            let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
-            if hi == 0.0 || hi != hi || lo != lo {
-                return hi + lo;
-            }
-            let r = lo / hi;
-            hi * (1.0 + r * r).sqrt()
-        }
-    };
-}
-modulus!(modulus32, C32, f32);
-modulus!(modulus64, C64, f64);
 
 /// Applies `$f` (a closure text, instantiated per register type) to each
 /// value of `$x` into `$out`, both of one register type.
@@ -124,8 +103,8 @@ pub fn unary(k: Unary, x: &Col, out: &mut Col, n: usize) {
         Unary::Square => same_type!(x, out, n, |a| Arith::mul(a, a)),
         Unary::Sign => same_type!(x, out, n, Signum::signum_kind),
         Unary::Abs => match (x, out) {
-            (C32(x), F32(o)) => map1(x, o, n, modulus32),
-            (C64(x), F64(o)) => map1(x, o, n, modulus64),
+            (C32(x), F32(o)) => crate::kinds::abs_c32_slice(&x[..n], &mut o[..n]),
+            (C64(x), F64(o)) => crate::kinds::abs_c64_slice(&x[..n], &mut o[..n]),
             (F32(x), F32(o)) => map1(x, o, n, f32::abs),
             (F64(x), F64(o)) => map1(x, o, n, f64::abs),
             (I8(x), I8(o)) => map1(x, o, n, i8::wrapping_abs),
@@ -150,6 +129,10 @@ pub fn unary(k: Unary, x: &Col, out: &mut Col, n: usize) {
             match (x, out) {
                 (F32(x), F32(o)) => float_kind!(x, o, f32),
                 (F64(x), F64(o)) => float_kind!(x, o, f64),
+                (C32(x), C32(o)) if k == Unary::Sqrt => crate::kinds::sqrt_c32_slice(&x[..n], &mut o[..n]),
+                (C64(x), C64(o)) if k == Unary::Sqrt => crate::kinds::sqrt_c64_slice(&x[..n], &mut o[..n]),
+                (C32(x), C32(o)) => map1(x, o, n, |a| Arith::div(crate::column::C32::new(1.0, 0.0), a)),
+                (C64(x), C64(o)) => map1(x, o, n, |a| Arith::div(crate::column::C64::new(1.0, 0.0), a)),
                 _ => mismatch("a float kind"),
             }
         }
@@ -192,6 +175,8 @@ pub fn unary(k: Unary, x: &Col, out: &mut Col, n: usize) {
         _ => match (x, out) {
             (F32(x), F32(o)) => (math_kind(k).0)(&x[..n], &mut o[..n]),
             (F64(x), F64(o)) => (math_kind(k).1)(&x[..n], &mut o[..n]),
+            (C32(x), C32(o)) => (complex_kind(k).0)(&x[..n], &mut o[..n]),
+            (C64(x), C64(o)) => (complex_kind(k).1)(&x[..n], &mut o[..n]),
             _ => mismatch("a math kind"),
         },
     }
@@ -224,6 +209,31 @@ fn math_kind(k: Unary) -> SliceKinds {
         Unary::Erf => (erf_f32_slice, erf_f64_slice),
         Unary::Rsqrt => (rsqrt_f32_slice, rsqrt_f64_slice),
         _ => unreachable!("{k:?} is not a kind of the math library"),
+    }
+}
+
+/// The slice forms, complex64 and complex128, of a complex kind of the math
+/// library.
+type ComplexKinds = (fn(&[C32], &mut [C32]), fn(&[C64], &mut [C64]));
+
+fn complex_kind(k: Unary) -> ComplexKinds {
+    use crate::kinds::*;
+    match k {
+        Unary::Exp => (exp_c32_slice, exp_c64_slice),
+        Unary::Log => (log_c32_slice, log_c64_slice),
+        Unary::Sin => (sin_c32_slice, sin_c64_slice),
+        Unary::Cos => (cos_c32_slice, cos_c64_slice),
+        Unary::Tan => (tan_c32_slice, tan_c64_slice),
+        Unary::Asin => (asin_c32_slice, asin_c64_slice),
+        Unary::Acos => (acos_c32_slice, acos_c64_slice),
+        Unary::Atan => (atan_c32_slice, atan_c64_slice),
+        Unary::Sinh => (sinh_c32_slice, sinh_c64_slice),
+        Unary::Cosh => (cosh_c32_slice, cosh_c64_slice),
+        Unary::Tanh => (tanh_c32_slice, tanh_c64_slice),
+        Unary::Asinh => (asinh_c32_slice, asinh_c64_slice),
+        Unary::Acosh => (acosh_c32_slice, acosh_c64_slice),
+        Unary::Atanh => (atanh_c32_slice, atanh_c64_slice),
+        _ => unreachable!("{k:?} has no complex kind"),
     }
 }
 
@@ -354,6 +364,8 @@ pub fn binary(k: Binary, d: Dtype, x: &Col, y: &Col, out: &mut Col, n: usize) {
             match (k, x, y, out) {
                 (Binary::Pow, F32(x), F32(y), F32(o)) => pow_f32_slice(&x[..n], &y[..n], &mut o[..n]),
                 (Binary::Pow, F64(x), F64(y), F64(o)) => pow_f64_slice(&x[..n], &y[..n], &mut o[..n]),
+                (Binary::Pow, C32(x), C32(y), C32(o)) => pow_c32_slice(&x[..n], &y[..n], &mut o[..n]),
+                (Binary::Pow, C64(x), C64(y), C64(o)) => pow_c64_slice(&x[..n], &y[..n], &mut o[..n]),
                 (Binary::Atan2, F32(x), F32(y), F32(o)) => atan2_f32_slice(&x[..n], &y[..n], &mut o[..n]),
                 (Binary::Atan2, F64(x), F64(y), F64(o)) => atan2_f64_slice(&x[..n], &y[..n], &mut o[..n]),
                 (Binary::Hypot, F32(x), F32(y), F32(o)) => hypot_f32_slice(&x[..n], &y[..n], &mut o[..n]),
@@ -422,13 +434,13 @@ impl Signum for bool {
 }
 impl Signum for C32 {
     fn signum_kind(self) -> Self {
-        let m = modulus32(self);
+        let m = crate::kinds::abs_c32(self);
         if m == 0.0 { C32::new(0.0, 0.0) } else { C32::new(self.re / m, self.im / m) }
     }
 }
 impl Signum for C64 {
     fn signum_kind(self) -> Self {
-        let m = modulus64(self);
+        let m = crate::kinds::abs_c64(self);
         if m == 0.0 { C64::new(0.0, 0.0) } else { C64::new(self.re / m, self.im / m) }
     }
 }

@@ -52,7 +52,9 @@ pub enum Unary {
     Real,
     /// Imaginary part, of the parts' dtype; +0 for a real number.
     Imag,
-    /// e^x (floats; `crate::kinds`, as each kind below).
+    /// e^x (`crate::kinds`, as each kind below: floats, and complex numbers
+    /// for Exp, Log, the trigonometric and hyperbolic kinds and their
+    /// inverses, Sqrt, Recip and Pow).
     Exp,
     /// 2^x, exact at integers whose power the dtype holds.
     Exp2,
@@ -128,7 +130,7 @@ pub enum Binary {
     /// x shifted right by y bits, arithmetic on signed dtypes; where y is
     /// negative or at least the width, 0, or -1 for a negative x.
     Shr,
-    /// x^y (floats), C99's special cases.
+    /// x^y (floats, C99's special cases; complex numbers, numpy's).
     Pow,
     /// The angle of (x, y) read as (y, x): atan2(x, y), C99's quadrants.
     Atan2,
@@ -390,15 +392,14 @@ fn unary_dtype(k: Unary, d: Dtype) -> Result<Dtype, String> {
             Family::Logical => refuse(),
             _ => Ok(d.part()),
         },
-        Unary::Sqrt | Unary::Recip | Unary::Trunc | Unary::Ceil | Unary::Floor | Unary::Round => {
+        Unary::Sqrt | Unary::Recip => {
+            if matches!(f, Family::Float | Family::Complex) { Ok(d) } else { refuse() }
+        }
+        Unary::Trunc | Unary::Ceil | Unary::Floor | Unary::Round => {
             if f == Family::Float { Ok(d) } else { refuse() }
         }
         Unary::Exp
-        | Unary::Exp2
-        | Unary::Expm1
         | Unary::Log
-        | Unary::Log2
-        | Unary::Log1p
         | Unary::Sin
         | Unary::Cos
         | Unary::Tan
@@ -410,9 +411,10 @@ fn unary_dtype(k: Unary, d: Dtype) -> Result<Dtype, String> {
         | Unary::Tanh
         | Unary::Asinh
         | Unary::Acosh
-        | Unary::Atanh
-        | Unary::Erf
-        | Unary::Rsqrt => {
+        | Unary::Atanh => {
+            if matches!(f, Family::Float | Family::Complex) { Ok(d) } else { refuse() }
+        }
+        Unary::Exp2 | Unary::Expm1 | Unary::Log2 | Unary::Log1p | Unary::Erf | Unary::Rsqrt => {
             if f == Family::Float { Ok(d) } else { refuse() }
         }
         Unary::IsNan | Unary::IsInf | Unary::IsFinite => {
@@ -444,7 +446,10 @@ fn binary_dtype(k: Binary, x: Dtype, y: Dtype) -> Result<Dtype, String> {
         Binary::Sub | Binary::Div => {
             if f == Family::Logical { refuse() } else { Ok(x) }
         }
-        Binary::Pow | Binary::Atan2 | Binary::Hypot => {
+        Binary::Pow => {
+            if matches!(f, Family::Float | Family::Complex) { Ok(x) } else { refuse() }
+        }
+        Binary::Atan2 | Binary::Hypot => {
             if f == Family::Float { Ok(x) } else { refuse() }
         }
         Binary::Mod => {

@@ -60,3 +60,25 @@ let tests =
          let pows = Array.init 2098 (fun i -> Float.ldexp 1. (i - 1074)) in
          Array.iter (fun (x, got) -> Alcotest.(check (float 0.)) "log2" (float (snd (Float.frexp x) - 1)) got)
            (run1 Dtype.Float64 P.Log2 pows Fun.id Fun.id)) ]
+
+(* Complex kinds against OCaml's Complex module (libm parts), relative to
+   the result's modulus. *)
+let complex_kinds () =
+  let zs = List.concat_map (fun re -> List.map (fun im -> { Complex.re; im }) [ -2.5; -0.5; 0.; 0.75; 3. ]) [ -3.; -1.; 0.25; 1.; 2. ] in
+  let n = List.length zs in
+  let check kind reference =
+    let x = init Dtype.Complex128 [| n |] (fun i -> List.nth zs i.(0)) and z = create Dtype.Complex128 [| n |] in
+    let p = P.of_node (P.Op1 (P.Unary kind, 0)) [| Dtype.Any Dtype.Complex128 |] in
+    Support.check_answer "map" Done (Nx_cpu.map p ~dsts:(Iarray.of_list [ Any z ]) (Iarray.of_list [ Nx_kernel.Plain (Any x) ]));
+    List.iteri
+      (fun i a ->
+        let want = reference a and got = get z [| i |] in
+        let err = Complex.norm (Complex.sub got want) /. Float.max (Complex.norm want) 1e-300 in
+        if err > 1e-14 then Alcotest.failf "at %g%+gi: %g%+gi, want %g%+gi" a.Complex.re a.im got.Complex.re got.im want.re want.im)
+      zs
+  in
+  check P.Exp Complex.exp;
+  check P.Log Complex.log;
+  check P.Sqrt Complex.sqrt
+
+let tests = tests @ [ ("complex exp, log, sqrt", `Quick, complex_kinds) ]

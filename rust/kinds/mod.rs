@@ -20,6 +20,7 @@
 // the intended f32; clippy would have them cut to the shortest form.
 #![allow(clippy::excessive_precision)]
 
+mod complex;
 mod exp;
 mod hyperbolic;
 mod invtrig;
@@ -31,6 +32,7 @@ mod real;
 mod testing;
 mod trig;
 
+pub use complex::*;
 pub use exp::*;
 pub use hyperbolic::*;
 pub use invtrig::*;
