@@ -1,0 +1,62 @@
+(* The OCaml side of the benchmarks, driven by driver.py.
+
+   nx_bench serve
+     reads commands on stdin, one a line, and answers each with one line:
+       setup CASE SPEC SIDE LAYOUT   builds the operands       -> ok
+       threads N                     Nx_cpu.set_threads N      -> ok
+       time K                        K calls                   -> seconds per call
+     and "error MESSAGE" for a command that fails.
+
+   nx_bench peak CASE SPEC SIDE LAYOUT THREADS
+     prints the bytes by which resident memory grows over three calls, past
+     the operands (allocated and written first). *)
+
+let serve () =
+  let call = ref (fun () -> failwith "no setup") in
+  let answer = function
+    | [ "setup"; name; spec; side; layout ] ->
+        (* Frees the previous case's operands first. *)
+        call := (fun () -> ());
+        Gc.full_major ();
+        call := Operands.call name ~spec ~side:(int_of_string side) ~layout:(Operands.layout_of_string layout);
+        "ok"
+    | [ "threads"; n ] ->
+        Nx_cpu.set_threads (int_of_string n);
+        "ok"
+    | [ "time"; k ] ->
+        let k = int_of_string k and f = !call in
+        let t = Unix.gettimeofday () in
+        for _ = 1 to k do f () done;
+        Printf.sprintf "%.9e" ((Unix.gettimeofday () -. t) /. float k)
+    | _ -> failwith "unknown command"
+  in
+  let rec loop () =
+    match In_channel.input_line stdin with
+    | None -> ()
+    | Some line ->
+        let reply = try answer (String.split_on_char ' ' (String.trim line)) with Failure m | Invalid_argument m -> "error " ^ m in
+        print_endline reply;
+        loop ()
+  in
+  loop ()
+
+let peak name spec side layout threads =
+  Nx_cpu.set_threads threads;
+  let layout = Operands.layout_of_string layout in
+  (* Starts the thread pool before the baseline. *)
+  Operands.call name ~spec ~side:8 ~layout ();
+  let f = Operands.call name ~spec ~side ~layout in
+  Gc.full_major ();
+  let before = Rss.current () in
+  Rss.reset_peak ();
+  f (); f (); f ();
+  Printf.printf "%d\n" (max 0 (Rss.peak () - before))
+
+let () =
+  match Array.to_list Sys.argv |> List.tl with
+  | [ "serve" ] -> serve ()
+  | [ "peak"; name; spec; side; layout; threads ] ->
+      peak name spec (int_of_string side) layout (int_of_string threads)
+  | _ ->
+      prerr_endline "usage: nx_bench serve | nx_bench peak CASE SPEC SIDE LAYOUT THREADS";
+      exit 2

@@ -1,0 +1,35 @@
+"""Peak memory of one numpy case, in a fresh process, measured as rss.ml
+measures ours: the bytes by which resident memory grows over three calls,
+past the operands (allocated and written first).
+
+Usage: python peak.py CASE SPEC SIDE LAYOUT"""
+
+import gc
+import sys
+
+import cases
+
+
+def status_kib(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def main(name: str, spec: str, side: str, layout: str) -> None:
+    # A first small call loads what numpy loads lazily before the baseline.
+    cases.call(name, spec, 8, layout)()
+    f = cases.call(name, spec, int(side), layout)
+    gc.collect()
+    before = 1024 * status_kib("VmRSS")
+    with open("/proc/self/clear_refs", "w") as r:
+        r.write("5")
+    for _ in range(3):
+        f()
+    print(max(0, 1024 * status_kib("VmHWM") - before))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

@@ -1,0 +1,330 @@
+"""Writes the results of driver.py: RESULTS.md, results.csv and ratios.png."""
+
+import csv
+import os
+import platform
+import subprocess
+import time
+from statistics import median
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+CSV_HEADER = ["case", "dtype", "shape", "threads", "nx_median_s", "numpy_median_s",
+              "nx_peak_bytes", "numpy_peak_bytes"]
+
+
+BUSY = 0.25  # cores of other work past which a row is marked
+
+
+def shape(row):
+    return f"{row.side}x{row.side}"
+
+
+def mark(row):
+    """† where other work kept more than BUSY cores busy while the row was timed."""
+    return " †" if row.elsewhere is not None and row.elsewhere > BUSY else ""
+
+
+def ratio(row):
+    """numpy's median over ours: above 1, we are faster."""
+    return median(row.numpy) / median(row.nx)
+
+
+def gbs(row, samples):
+    return row.bytes_moved / median(samples) / 1e9
+
+
+def bandwidth(lim, threads):
+    """The machine's memory bandwidth on that many threads: the better of
+    copy and triad."""
+    tag = "1" if threads == 1 else "all"
+    return max(lim[f"copy_{tag}"], lim[f"triad_{tag}"])
+
+
+def fmt_time(s):
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}"
+    return f"{s / 1e-9:.3g} ns"
+
+
+def fmt_cores(c):
+    return "an unmeasured share of a core" if c is None else f"{c:.2f} cores"
+
+
+def fmt_bytes(b):
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if b >= scale:
+            return f"{b / scale:.3g} {unit}"
+    return f"{b} B"
+
+
+def tool_version(*command):
+    try:
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def cpu_model():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
+
+
+def memory_gib():
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(CSV_HEADER)
+        for r in rows:
+            w.writerow([r.case, r.spec, shape(r), r.threads, f"{median(r.nx):.6e}",
+                        f"{median(r.numpy):.6e}", r.bytes_moved + r.nx_extra,
+                        r.bytes_moved + r.numpy_extra])
+
+
+def write_chart(path, rows, all_threads):
+    """Horizontal bars of numpy/ours on a log scale, one bar per case and
+    thread setting, 1 marked: right of it we are faster."""
+    labels = list(dict.fromkeys(f"{r.case} {r.spec} {shape(r)}" for r in rows))
+    settings = sorted({r.threads for r in rows})
+    colors = {1: "#4c72b0", all_threads: "#dd8452"}
+    height = 0.8 / len(settings)
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.3 * len(labels)))
+    for j, t in enumerate(settings):
+        by_label = {f"{r.case} {r.spec} {shape(r)}": ratio(r) for r in rows if r.threads == t}
+        ys = [i + (j - (len(settings) - 1) / 2) * height for i in range(len(labels))]
+        values = [by_label[label] for label in labels]
+        ax.barh(ys, values, height=height, color=colors[t],
+                label=f"{t} thread" + ("s" if t > 1 else ""))
+        for y, v in zip(ys, values):
+            ax.text(v * 1.04, y, f"{v:.2g}", va="center", fontsize=6)
+    ax.axvline(1, color="black", linewidth=0.8)
+    ax.set_xscale("log")
+    lo, hi = min(min(ratio(r) for r in rows), 1) / 1.5, max(max(ratio(r) for r in rows), 1) * 2
+    ax.set_xlim(lo, hi)
+    ticks = [t for t in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20) if lo <= t <= hi]
+    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+    ax.minorticks_off()
+    ax.set_yticks(range(len(labels)), labels, fontsize=7)
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+    ax.set_xlabel("numpy time / nx_cpu time (log scale; right of 1: nx_cpu faster)")
+    ax.set_title("nx_cpu against numpy, median time per call")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(axis="x", linewidth=0.3, alpha=0.5)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def limits_table(lim, meta):
+    n = meta["all_threads"]
+    s = meta["settings"]
+    lines = [f"| | 1 thread | all {n} threads |", "|---|---:|---:|"]
+    for key, label in (("copy", "copy (GB/s)"), ("triad", "triad (GB/s)")):
+        lines.append(f"| {label} | {lim[key + '_1']:.1f} | {lim[key + '_all']:.1f} |")
+    for width, isa in ((512, "AVX-512"), (256, "AVX2")):
+        for bits in (32, 64):
+            key = f"fma{width}_f{bits}"
+            if key + "_1" in lim:
+                lines.append(f"| FMA float{bits}, {isa} (GFLOP/s) | {lim[key + '_1']:.0f} | "
+                             f"{lim[key + '_all']:.0f} |")
+    lines.append("")
+    lines.append(
+        f"Bandwidth: `bench/limits.c` (gcc -O3 -march=native, OpenMP), STREAM-like loops over "
+        f"three arrays of {s.stream_mib} MiB of float64, pages first touched by the threads "
+        f"that use them; `copy` is c = a, `triad` is a = b + 3c; bytes counted as STREAM "
+        f"counts them (read plus written, not the write-allocate reads); best of "
+        f"{s.limit_reps}. FMA: 12 independent chains of vector FMAs per thread (enough to "
+        f"cover the latency on two FMA ports), 2 flops per lane, best of {s.limit_reps}. "
+        f"Other work kept {fmt_cores(meta['limits_elsewhere'])} busy meanwhile.")
+    return lines
+
+
+def results_table(rows, lim, threads):
+    limit = bandwidth(lim, threads)
+    lines = [
+        "| case | dtype | shape | nx median (min) | numpy median (min) | numpy/nx "
+        "| nx GB/s (% limit) | numpy GB/s (% limit) | operands | peak past operands: nx / numpy |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in (r for r in rows if r.threads == threads):
+        ours, theirs = gbs(r, r.nx), gbs(r, r.numpy)
+        lines.append(
+            f"| {r.case} | {r.spec} | {shape(r)} "
+            f"| {fmt_time(median(r.nx))} ({fmt_time(min(r.nx))}) "
+            f"| {fmt_time(median(r.numpy))} ({fmt_time(min(r.numpy))}) "
+            f"| **{ratio(r):.2f}**{mark(r)} "
+            f"| {ours:.1f} ({100 * ours / limit:.0f}%) | {theirs:.1f} ({100 * theirs / limit:.0f}%) "
+            f"| {fmt_bytes(r.bytes_moved)} | {fmt_bytes(r.nx_extra)} / {fmt_bytes(r.numpy_extra)} |")
+    return lines
+
+
+def hidden(extra, row):
+    """Whether a peak past the operands is more than allocator noise."""
+    return extra > max(256 * 1024, row.bytes_moved // 100)
+
+
+def summary(rows):
+    """numpy/nx for every case, one column per shape and thread setting."""
+    columns = list(dict.fromkeys((shape(r), r.threads) for r in rows))
+    table = {}
+    for r in rows:
+        table.setdefault((r.case, r.spec), {})[(shape(r), r.threads)] = r
+    lines = ["| case | dtype | " + " | ".join(f"{sh}, {t} thr." for sh, t in columns) + " |",
+             "|---|---|" + "---:|" * len(columns)]
+    for (case, spec), by in table.items():
+        cells = [(f"**{ratio(by[c]):.2f}**" if ratio(by[c]) >= 1 else f"{ratio(by[c]):.2f}") + mark(by[c])
+                 for c in columns]
+        lines.append(f"| {case} | {spec} | " + " | ".join(cells) + " |")
+    slower = sum(ratio(r) < 1 for r in rows)
+    busy = sum(mark(r) != "" for r in rows)
+    lines += ["", f"We are faster (bold) in {len(rows) - slower} of {len(rows)} rows, "
+              f"slower in {slower}."]
+    if busy:
+        lines += ["", f"† ({busy} rows): other processes kept more than {BUSY} of a core busy "
+                  f"on average while the row was timed; its all-thread figures are the "
+                  f"least trustworthy."]
+    return lines
+
+
+def hidden(extra, row):
+    """Whether a peak past the operands is more than allocator noise."""
+    return extra > max(256 * 1024, row.bytes_moved // 100)
+
+
+def memory_findings(rows):
+    found = {}
+    for r in rows:
+        if hidden(r.nx_extra, r):
+            found[("nx", r.case, r.spec, shape(r), r.threads)] = (r.nx_extra, r.bytes_moved)
+        if hidden(r.numpy_extra, r):
+            found[("numpy", r.case, r.spec, shape(r), None)] = (r.numpy_extra, r.bytes_moved)
+    if not found:
+        return ["None above allocator noise (256 KiB or 1% of the operands)."]
+    return [f"- {who}: {case} {spec} {sh}" + (f", {t} thread(s)" if t else "") +
+            f": {fmt_bytes(extra)} past {fmt_bytes(io)} of operands"
+            for (who, case, spec, sh, t), (extra, io) in found.items()]
+
+
+def blas_lines(meta):
+    out = []
+    for lib in meta["blas"]:
+        out.append(f"- numpy's {lib.get('user_api')} library: {lib.get('internal_api')} "
+                   f"{lib.get('version')}, kernel `{lib.get('architecture')}`, threading "
+                   f"`{lib.get('threading_layer')}`, {lib.get('num_threads')} threads "
+                   f"(`{os.path.basename(lib.get('filepath', ''))}`).")
+    unset = meta["unset"]
+    if unset:
+        out.append("- Unset for numpy's process only: " +
+                   ", ".join(f"`{k}={v}`" for k, v in unset.items()) + ".")
+    else:
+        out.append("- `OPENBLAS_CORETYPE` and `OPENBLAS_L2_SIZE` were not set here; the harness "
+                   "unsets them for numpy's process only where they are.")
+    return out
+
+
+def other_work_method(s):
+    said = ("- Other work: the harness reads, from /proc/stat less our processes' CPU time, how "
+            "many cores other processes kept busy while each row was timed (rows of at least "
+            "half a second).")
+    if not s.retry_s:
+        return said + " A quick run's rows are shorter: only the run's mean (above) counts."
+    return said + (f" A row past {BUSY} of a core is timed again after up to 10 s of waiting "
+                   f"for a quiet machine, at most three times in all and within {s.retry_s:.0f} s "
+                   f"for the run, keeping the least disturbed attempt; † marks the rows still "
+                   f"disturbed.")
+
+
+def write_markdown(path, rows, lim, meta):
+    s = meta["settings"]
+    n = meta["all_threads"]
+    (l1, _, _), (l2, _, _) = meta["load"]
+    mode = "make bench QUICK=1" if meta["quick"] else "make bench"
+    lines = [
+        "# nx_cpu against numpy",
+        "",
+        f"Written by `{mode}` (bench/run.sh) on {time.strftime('%Y-%m-%d %H:%M %Z')}, "
+        f"whose measurements took {meta['seconds']:.0f} s. Every figure below comes from that run.",
+        "",
+        "## Machine",
+        "",
+        f"- {cpu_model()}, {n} threads for the process, {memory_gib():.0f} GiB of memory, "
+        f"{platform.system()} {platform.release()}.",
+        f"- Other work on the machine kept {fmt_cores(meta['elsewhere'])} busy on average "
+        f"while the cases were timed (from /proc/stat, less our processes' CPU time); load "
+        f"average (1 min) {l1:.2f} before the run and {l2:.2f} after. Other work slows the "
+        f"all-thread figures first.",
+        f"- numpy {np.__version__} on Python {platform.python_version()}; OCaml "
+        f"{tool_version('ocamlfind', 'ocamlopt', '-version')}; gcc {tool_version('gcc', '-dumpfullversion')}.",
+        *blas_lines(meta),
+        "",
+        "## The machine's limits",
+        "",
+        *limits_table(lim, meta),
+        "",
+        "## Method",
+        "",
+        "- Each case runs through the public API: `Nx_cpu.map` of an `Nx_kernel.Prog` program "
+        "(`bench/cases.ml`) over `Nx_array` operands, from an OCaml executable "
+        "(`bench/nx_bench.ml`); numpy runs the same case (`bench/cases.py`) into a preallocated "
+        "output (`out=`). Inputs hold the same values on both sides, in [-10, 10]. `fma` is one "
+        "fused program on our side; numpy computes `a * b` into a temporary, then adds `c`.",
+        "- Shapes are square; `.T` cases read every input through its transpose (a view, "
+        "strides swapped) and write a contiguous output.",
+        f"- Timing alternates: for each case and thread setting both sides warm up (at least "
+        f"{1000 * s.warmup_s:.0f} ms and 3 calls), then {s.reps} rounds each take one sample of ours "
+        f"and one of numpy's, the order swapped every round, so drift hits both. A sample is "
+        f"enough back-to-back calls to last {1000 * s.sample_s:.0f} ms (at least one), timed "
+        f"around the loop; its time is per call. We report the median and the min of the samples.",
+        other_work_method(s),
+        f"- Threads: ours through `Nx_cpu.set_threads` (1, then all {n}); numpy's through "
+        f"threadpoolctl. numpy's elementwise functions run on one thread whatever the setting, "
+        f"so its all-thread column is a single-thread figure.",
+        "- GB/s counts each element of the operands once (inputs read, output written), as "
+        "STREAM does; % limit is against the better of copy and triad at the same thread "
+        "count. Small cases live in cache and can pass 100%.",
+        "- Peak memory: each case runs again in a fresh process (`nx_bench peak`, `peak.py`) "
+        "with glibc's mmap threshold fixed at 64 KiB, so that every block from 64 KiB up is "
+        "mapped afresh and unmapped when freed. Once the operands are allocated and written, "
+        "the process resets its peak resident size (`/proc/self/clear_refs`), makes three "
+        "calls and reads the peak (`VmHWM`) less the resident size before them: the memory a "
+        "call needs past its operands, a hidden copy or temporary. results.csv gives operands "
+        "plus that peak; below a few pages it is allocator noise.",
+        "",
+        "## Summary: numpy time / nx time",
+        "",
+        "Above 1 we are faster. Medians; every figure is in the tables below.",
+        "",
+        *summary(rows),
+        "",
+        "## Results",
+        "",
+        *[line for t in sorted({1, n}) for line in
+          (f"### {t} thread" + ("s" if t > 1 else ""), "", *results_table(rows, lim, t), "")],
+        "## Memory past the operands",
+        "",
+        *memory_findings(rows),
+        "",
+        "## Chart",
+        "",
+        "![numpy time / nx_cpu time per case](ratios.png)",
+        "",
+    ]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def write(out_dir, rows, lim, meta):
+    write_csv(os.path.join(out_dir, "results.csv"), rows)
+    write_chart(os.path.join(out_dir, "ratios.png"), rows, meta["all_threads"])
+    write_markdown(os.path.join(out_dir, "RESULTS.md"), rows, lim, meta)

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Benchmarks nx_cpu side by side with numpy (`make bench`, QUICK=1 for
+# --quick): sets up a pinned Python environment in _build/bench-venv, builds
+# the OCaml side and the machine-limits probe, runs every case and writes
+# bench/RESULTS.md, bench/results.csv and bench/ratios.png.
+#
+# Usage: bash bench/run.sh [--quick]   (with the toolchain on the PATH, as
+# tools/in-root gives it; run from anywhere)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if ! command -v dune >/dev/null 2>&1; then exec tools/in-root bash bench/run.sh "$@"; fi
+
+quick=()
+case "${1-}" in
+  --quick) quick=(--quick) ;;
+  "") ;;
+  *) echo "usage: bench/run.sh [--quick]" >&2; exit 2 ;;
+esac
+
+start=$SECONDS
+venv=_build/bench-venv
+# Reinstalls when requirements.txt changes.
+if ! cmp -s bench/requirements.txt "$venv/requirements.txt"; then
+  echo "bench: setting up $venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  # A wheel folder that this machine names but lacks only makes pip warn.
+  if [[ -n ${PIP_FIND_LINKS-} && ! -d $PIP_FIND_LINKS ]]; then unset PIP_FIND_LINKS; fi
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r bench/requirements.txt
+  cp bench/requirements.txt "$venv/requirements.txt"
+fi
+
+echo "bench: building"
+bin=_build/bench-bin
+mkdir -p "$bin"
+dune build bench/nx_bench.exe
+# A copy, which a concurrent dune build cannot replace during the run.
+cp -f _build/default/bench/nx_bench.exe "$bin/nx_bench.exe"
+gcc -O3 -march=native -fopenmp -Wall -o "$bin/limits" bench/limits.c
+
+# No __pycache__ in bench/.
+PYTHONDONTWRITEBYTECODE=1 MPLBACKEND=Agg "$venv/bin/python" bench/driver.py "${quick[@]}" \
+  --nx "$bin/nx_bench.exe" --limits "$bin/limits" --out bench
+echo "bench: wrote bench/RESULTS.md, bench/results.csv, bench/ratios.png in $((SECONDS - start)) s"
