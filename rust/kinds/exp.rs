@@ -16,6 +16,15 @@ pub(crate) trait ExpConsts: Real {
     /// Exp2's clamp.
     const EXP2_LO: Self;
     const EXP2_HI: Self;
+    /// Exp's ordinary arguments, below this in magnitude: where `2^k` is a
+    /// normal power and `k > MIN_EXP` or `k = MIN_EXP` with `r > 0`, so that
+    /// the result is normal and its scaling exact.
+    const EXP_FAST: Self;
+    /// Exp2's ordinary arguments, below this in magnitude: `MIN_EXP < k`,
+    /// `2^k` a normal power.
+    const EXP2_FAST: Self;
+    /// Expm1's largest ordinary argument, below which `2^(k + 2)` is finite.
+    const EXPM1_FAST_HI: Self;
     /// `exp(r) = 1 + r + r^2 P(r)` for `|r| <= ln2 / 2`.
     const P: &'static [Self];
     /// `2^r = 1 + r Q(r)` for `|r| <= 1 / 2`.
@@ -31,6 +40,11 @@ impl ExpConsts for f32 {
     const EXPM1_LO: f32 = -25.0;
     const EXP2_LO: f32 = -151.0;
     const EXP2_HI: f32 = 129.0;
+    // -126 ln2 = -87.3365.
+    const EXP_FAST: f32 = 87.33;
+    const EXP2_FAST: f32 = 125.0;
+    // 125.5 ln2 = 86.99.
+    const EXPM1_FAST_HI: f32 = 86.0;
     // gen_coeffs.py exp, f32: relative error 2^-28.3
     const P: &'static [f32] = &[
         5.000000000e-01,
@@ -62,6 +76,11 @@ impl ExpConsts for f64 {
     const EXPM1_LO: f64 = -40.0;
     const EXP2_LO: f64 = -1076.0;
     const EXP2_HI: f64 = 1025.0;
+    // -1022 ln2 = -708.396.
+    const EXP_FAST: f64 = 708.3;
+    const EXP2_FAST: f64 = 1021.0;
+    // 1021.5 ln2 = 708.05.
+    const EXPM1_FAST_HI: f64 = 707.0;
     // gen_coeffs.py exp, f64: relative error 2^-56.9
     const P: &'static [f64] = &[
         0.5,
@@ -132,13 +151,19 @@ pub(crate) fn exp_with<T: ExpConsts>(x: T, tail: Option<T>) -> T {
     let (r, t, k) = reduce_exp(xc, tail);
     let (h, l) = fast_two_sum(T::ONE, r);
     let lt = l + t;
-    let normal = (h + lt).ldexp(k);
+    let sub_k = k < T::MIN_EXP || (k == T::MIN_EXP && r < T::ZERO);
+    // Both results are computed (a vector does so for every lane), each
+    // scaling by k where its result is kept and by a harmless exponent
+    // elsewhere, for a subnormal that is not kept would cost as much time
+    // as one that is (about a hundred cycles where the CPU assists it).
+    let normal = (h + lt).ldexp(if k < T::MIN_EXP { T::ZERO } else { k });
     // A subnormal result rounds once, at its own quantum: scaled by 2^-MIN_EXP
     // it is z < 1, whose quantum is 1's ulp, so (1 + z) - 1 rounds it there.
-    let scale = T::exp2i(k - T::MIN_EXP);
+    // (Elsewhere a scale of 2 keeps z, which is about 2h, at least 1.)
+    let scale = T::exp2i(if k <= T::MIN_EXP { k - T::MIN_EXP } else { T::ONE });
     let (s, e) = fast_two_sum(T::ONE, h * scale);
     let sub = ((s + (e + lt * scale)) - T::ONE) * T::exp2i(T::MIN_EXP);
-    if k < T::MIN_EXP || (k == T::MIN_EXP && r < T::ZERO) {
+    if sub_k {
         sub
     } else {
         normal
@@ -150,24 +175,65 @@ pub(crate) fn exp<T: ExpConsts>(x: T) -> T {
     exp_with(x, None)
 }
 
+/// Whether `x` is an ordinary argument of exp, for [`exp_fast`].
 #[inline(always)]
-pub(crate) fn exp2<T: ExpConsts>(x: T) -> T {
-    let x = clamp(x, T::EXP2_LO, T::EXP2_HI);
+pub(crate) fn exp_ordinary<T: ExpConsts>(x: T) -> bool {
+    x.abs() < T::EXP_FAST
+}
+
+/// [`exp`] of an ordinary `x`: the clamp leaves it, the result is the
+/// normal one, and its scaling by `2^k` (a normal power) is exact, so one
+/// product gives it.
+#[inline(always)]
+pub(crate) fn exp_fast<T: ExpConsts>(x: T) -> T {
+    let (e, k) = exp_parts(x);
+    e * T::exp2i(k)
+}
+
+/// `(y, k)` with `2^x = y 2^k` (before the rounding of the product), `k`
+/// integral, `y` in about `[0.7, 1.42]`, for `|x| < 2^(p - 2)`.
+#[inline(always)]
+fn exp2_parts<T: ExpConsts>(x: T) -> (T, T) {
     let k = x.round_int();
     let r = x - k; // exact
-    r.fma(poly(r, T::Q), T::ONE).ldexp(k)
+    (r.fma(poly(r, T::Q), T::ONE), k)
+}
+
+#[inline(always)]
+fn exp2<T: ExpConsts>(x: T) -> T {
+    let (y, k) = exp2_parts(clamp(x, T::EXP2_LO, T::EXP2_HI));
+    y.ldexp(k)
+}
+
+#[inline(always)]
+fn exp2_ordinary<T: ExpConsts>(x: T) -> bool {
+    x.abs() < T::EXP2_FAST
+}
+
+/// [`exp2`] of an ordinary `x`: the clamp leaves it, and the scaling by
+/// `2^k` (a normal power, the result normal) is exact, so one product gives it.
+#[inline(always)]
+fn exp2_fast<T: ExpConsts>(x: T) -> T {
+    let (y, k) = exp2_parts(x);
+    y * T::exp2i(k)
+}
+
+/// `(2^k - one) + 2^k r + 2^k t` for `s = 2^k`, the first sum exact.
+#[inline(always)]
+fn expm1_sum<T: ExpConsts>(r: T, t: T, s: T, one: T) -> T {
+    let (a, b) = two_sum(s - one, s * r);
+    a + s.fma(t, b)
 }
 
 #[inline(always)]
 pub(crate) fn expm1<T: ExpConsts>(x: T) -> T {
     let xc = clamp(x, T::EXPM1_LO, T::EXP_HI);
     let (r, t, k) = reduce_exp(xc, None);
-    // (2^k - 1) + 2^k r + 2^k t, the first sum exact; where 2^k would
-    // overflow (k above the largest exponent less 2), half of it, doubled.
+    // Where 2^k would overflow (k above the largest exponent less 2), half
+    // of it, doubled.
     let big = k > T::EXP2_HI - T::TWO - T::TWO;
     let s = T::exp2i(if big { k - T::ONE } else { k });
-    let (a, b) = two_sum(s - if big { T::HALF } else { T::ONE }, s * r);
-    let y = a + s.fma(t, b);
+    let y = expm1_sum(r, t, s, if big { T::HALF } else { T::ONE });
     let y = if big { y * T::TWO } else { y };
     // expm1(±0) = ±0, which the sum above would make +0.
     if x == T::ZERO {
@@ -177,8 +243,25 @@ pub(crate) fn expm1<T: ExpConsts>(x: T) -> T {
     }
 }
 
-super::unary_kind! {
-    exp, exp_f32, exp_f64, exp_f32_slice, exp_f64_slice,
+#[inline(always)]
+pub(crate) fn expm1_ordinary<T: ExpConsts>(x: T) -> bool {
+    x > T::EXPM1_LO && x < T::EXPM1_FAST_HI
+}
+
+/// [`expm1`] of an ordinary `x`: the clamp leaves it, and `k` is not big.
+#[inline(always)]
+pub(crate) fn expm1_fast<T: ExpConsts>(x: T) -> T {
+    let (r, t, k) = reduce_exp(x, None);
+    let y = expm1_sum(r, t, T::exp2i(k), T::ONE);
+    if x == T::ZERO {
+        x
+    } else {
+        y
+    }
+}
+
+super::split_kind! {
+    exp_ordinary, exp_fast, exp, exp_f32, exp_f64, exp_f32_slice, exp_f64_slice,
     /// The exponential `e^x`.
     ///
     /// Measured max error: 0.64 ulp (f32), 0.59 ulp (f64).
@@ -186,8 +269,8 @@ super::unary_kind! {
     /// +inf, underflow gradual through the subnormals to +0.
 }
 
-super::unary_kind! {
-    exp2, exp2_f32, exp2_f64, exp2_f32_slice, exp2_f64_slice,
+super::split_kind! {
+    exp2_ordinary, exp2_fast, exp2, exp2_f32, exp2_f64, exp2_f32_slice, exp2_f64_slice,
     /// The power of two `2^x`, exact at every integer whose power is in the dtype.
     ///
     /// Measured max error: 0.80 ulp (f32), 0.74 ulp (f64).
@@ -195,8 +278,8 @@ super::unary_kind! {
     /// underflow gradual to +0.
 }
 
-super::unary_kind! {
-    expm1, expm1_f32, expm1_f64, expm1_f32_slice, expm1_f64_slice,
+super::split_kind! {
+    expm1_ordinary, expm1_fast, expm1, expm1_f32, expm1_f64, expm1_f32_slice, expm1_f64_slice,
     /// `e^x - 1`, accurate near 0.
     ///
     /// Measured max error: 1.03 ulp (f32), 0.96 ulp (f64).

@@ -1,8 +1,8 @@
 //! Sinh, Cosh, Tanh, Asinh, Acosh and Atanh, from the f64 exponentials and
 //! logarithms of this library. The f32 kinds evaluate the f64 ones and round once.
 
-use super::exp::{exp, exp_parts, expm1};
-use super::log::{ln_of_parts, log1p, log_parts};
+use super::exp::{exp, exp_fast, exp_parts, expm1, expm1_fast};
+use super::log::{ln_of_parts, log1p, log1p_fast, log_parts, log_parts_normal};
 use super::real::{two_sum, Real};
 
 /// Above this magnitude `e^-|x|` is below half an ulp of `e^|x|`.
@@ -19,72 +19,124 @@ fn half_exp(a: f64) -> f64 {
     e.ldexp(k - 1.0)
 }
 
+/// The ordinary arguments of sinh, cosh and tanh: `|x| < BIG`, where
+/// [`exp_fast`] and [`expm1_fast`] serve.
 #[inline(always)]
-fn sinh(x: f64) -> f64 {
-    let a = x.abs();
-    let e = expm1(a);
-    let small = 0.5 * (e + e / (e + 1.0));
-    let y = if a < BIG { small } else { half_exp(a) };
-    y.copysign(x)
+fn hyper_ordinary(x: f64) -> bool {
+    x.abs() < BIG
+}
+
+/// `sinh(a)` for `0 <= a < BIG` from `e = expm1(a)`.
+#[inline(always)]
+fn sinh_small(e: f64) -> f64 {
+    0.5 * (e + e / (e + 1.0))
 }
 
 #[inline(always)]
-fn cosh(x: f64) -> f64 {
+fn sinh_fast(x: f64) -> f64 {
+    sinh_small(expm1_fast(x.abs())).copysign(x)
+}
+
+#[inline(always)]
+fn sinh_full(x: f64) -> f64 {
     let a = x.abs();
-    let t = exp(a);
-    let small = 0.5f64.mul_add(t, 0.5 / t);
+    let y = if a < BIG {
+        sinh_small(expm1(a))
+    } else {
+        half_exp(a)
+    };
+    y.copysign(x)
+}
+
+/// `cosh(a)` for `0 <= a < BIG` from `t = exp(a)`.
+#[inline(always)]
+fn cosh_small(t: f64) -> f64 {
+    0.5f64.mul_add(t, 0.5 / t)
+}
+
+#[inline(always)]
+fn cosh_fast(x: f64) -> f64 {
+    cosh_small(exp_fast(x.abs()))
+}
+
+#[inline(always)]
+fn cosh_full(x: f64) -> f64 {
+    let a = x.abs();
     if a < BIG {
-        small
+        cosh_small(exp(a))
     } else {
         half_exp(a)
     }
 }
 
+/// `tanh(x)` for `|x| < BIG` by an `expm1` good for `(-2, 2 BIG)`.
 #[inline(always)]
-fn tanh(x: f64) -> f64 {
+fn tanh_small(x: f64, expm1: impl Fn(f64) -> f64) -> f64 {
     let a = x.abs();
     let small = a < 1.0;
-    let e = expm1(if small { -2.0 * a } else { 2.0 * a });
-    let y = if small {
-        -e / (e + 2.0)
-    } else {
-        1.0 - 2.0 / (e + 2.0)
-    };
-    let y = if a < BIG { y } else { 1.0 };
+    let e = expm1(f64::select(small, -2.0 * a, 2.0 * a));
+    // -e / (e + 2) below 1, 1 - 2 / (e + 2) above: one division.
+    let q = f64::select(small, -e, 2.0) / (e + 2.0);
+    let y = f64::select(small, q, 1.0 - q);
+    y.copysign(x)
+}
+
+#[inline(always)]
+fn tanh_fast(x: f64) -> f64 {
+    tanh_small(x, expm1_fast)
+}
+
+#[inline(always)]
+fn tanh_full(x: f64) -> f64 {
     if x.is_nan() {
         x
+    } else if x.abs() < BIG {
+        tanh_small(x, expm1)
     } else {
-        y.copysign(x)
+        1.0f64.copysign(x)
     }
 }
 
-/// `log(u) + c / u + k ln 2` with one evaluation of the logarithm.
+/// `log(u) + c / u + k ln 2` with one evaluation of the logarithm, its
+/// parts by `parts`.
 #[inline(always)]
-fn log_shifted(u: f64, c: f64, k: f64) -> f64 {
-    let (e, hi, lo) = log_parts(u);
+fn log_shifted(u: f64, c: f64, k: f64, parts: impl Fn(f64) -> (f64, f64, f64)) -> f64 {
+    let (e, hi, lo) = parts(u);
     ln_of_parts(e + k, hi, lo + c / u)
 }
 
+/// `(u, c)` with `asinh(a) = log(u) + c / u` to within the rounding, for
+/// `0 <= a <= HUGE`, `u >= 1`. Up to 2: log1p(a + a^2 / (1 + sqrt(1 + a^2)));
+/// above: log(2a + 1 / (sqrt(a^2 + 1) + a)).
 #[inline(always)]
-fn asinh(x: f64) -> f64 {
-    let a = x.abs();
+fn asinh_log_arg(a: f64) -> (f64, f64) {
     let r = a.mul_add(a, 1.0).sqrt();
-    // Up to 2: log1p(a + a^2 / (1 + sqrt(1 + a^2))); up to HUGE:
-    // log(2a + 1 / (sqrt(a^2 + 1) + a)); above: log(a) + ln2.
-    let (u, c) = two_sum(1.0, a + a * a / (1.0 + r));
-    let (u, c) = if a > 2.0 {
-        (
-            if a > HUGE {
-                a
-            } else {
-                2.0f64.mul_add(a, 1.0 / (r + a))
-            },
-            0.0,
-        )
-    } else {
-        (u, c)
-    };
-    let y = log_shifted(u, c, if a > HUGE { 1.0 } else { 0.0 });
+    let small = !(a > 2.0);
+    let q = f64::select(small, a * a, 1.0) / f64::select(small, 1.0 + r, r + a);
+    let (u, c) = two_sum(1.0, a + q);
+    let v = 2.0f64.mul_add(a, q);
+    (f64::select(small, u, v), f64::select(small, c, 0.0))
+}
+
+/// The ordinary arguments of asinh: `|x| <= HUGE`.
+#[inline(always)]
+fn asinh_ordinary(x: f64) -> bool {
+    x.abs() <= HUGE
+}
+
+#[inline(always)]
+fn asinh_fast(x: f64) -> f64 {
+    let (u, c) = asinh_log_arg(x.abs());
+    log_shifted(u, c, 0.0, log_parts_normal).copysign(x)
+}
+
+#[inline(always)]
+fn asinh_full(x: f64) -> f64 {
+    let a = x.abs();
+    // Above HUGE: log(a) + ln2.
+    let huge = a > HUGE;
+    let (u, c) = if huge { (a, 0.0) } else { asinh_log_arg(a) };
+    let y = log_shifted(u, c, if huge { 1.0 } else { 0.0 }, log_parts);
     if a == f64::INFINITY {
         x
     } else {
@@ -92,19 +144,37 @@ fn asinh(x: f64) -> f64 {
     }
 }
 
+/// `(u, c)` with `acosh(x) = log(u) + c / u` to within the rounding, for
+/// `1 <= x <= HUGE`, `u >= 1`. Up to 2: log1p(t + sqrt(2t + t^2)), `t = x - 1`;
+/// above: log(2x - 1 / (x + sqrt(x^2 - 1))).
 #[inline(always)]
-fn acosh(x: f64) -> f64 {
+fn acosh_log_arg(x: f64) -> (f64, f64) {
     let t = x - 1.0;
-    // Up to 2: log1p(t + sqrt(2t + t^2)); up to HUGE:
-    // log(2x - 1 / (x + sqrt(x^2 - 1))); above: log(x) + ln2.
-    let (u, c) = two_sum(1.0, t + t.mul_add(t, 2.0 * t).sqrt());
-    let mid = 2.0f64.mul_add(x, -1.0 / (x + x.mul_add(x, -1.0).sqrt()));
-    let (u, c) = if x > 2.0 {
-        (if x > HUGE { x } else { mid }, 0.0)
-    } else {
-        (u, c)
-    };
-    let y = log_shifted(u, c, if x > HUGE { 1.0 } else { 0.0 });
+    let small = !(x > 2.0);
+    let q = f64::select(small, t.mul_add(t, 2.0 * t), x.mul_add(x, -1.0)).sqrt();
+    let (u, c) = two_sum(1.0, t + q);
+    let v = 2.0f64.mul_add(x, -1.0 / (x + q));
+    (f64::select(small, u, v), f64::select(small, c, 0.0))
+}
+
+/// The ordinary arguments of acosh: `[1, HUGE]`.
+#[inline(always)]
+fn acosh_ordinary(x: f64) -> bool {
+    x >= 1.0 && x <= HUGE
+}
+
+#[inline(always)]
+fn acosh_fast(x: f64) -> f64 {
+    let (u, c) = acosh_log_arg(x);
+    log_shifted(u, c, 0.0, log_parts_normal)
+}
+
+#[inline(always)]
+fn acosh_full(x: f64) -> f64 {
+    // Above HUGE: log(x) + ln2.
+    let huge = x > HUGE;
+    let (u, c) = if huge { (x, 0.0) } else { acosh_log_arg(x) };
+    let y = log_shifted(u, c, if huge { 1.0 } else { 0.0 }, log_parts);
     if x < 1.0 || x.is_nan() {
         f64::NAN
     } else if x == f64::INFINITY {
@@ -114,61 +184,73 @@ fn acosh(x: f64) -> f64 {
     }
 }
 
+/// `v` with `atanh(a) = log1p(v) / 2`, `v >= 0`, for `0 <= a < 1`: below
+/// 1/2, `2a + 2a^2 / (1 - a)`; above, `2a / (1 - a)`.
 #[inline(always)]
-fn atanh(x: f64) -> f64 {
-    let a = x.abs();
-    let q = (a + a) / (1.0 - a);
-    // Below 1/2: log1p(2a + 2a^2 / (1 - a)) / 2; above: log1p(2a / (1 - a)) / 2.
-    let v = if a < 0.5 {
-        (a + a).mul_add(a / (1.0 - a), a + a)
-    } else {
-        q
-    };
-    (0.5 * log1p(v)).copysign(x)
+fn atanh_log1p_arg(a: f64) -> f64 {
+    let small = a < 0.5;
+    let d = f64::select(small, a, a + a) / (1.0 - a);
+    f64::select(small, (a + a).mul_add(d, a + a), d)
 }
 
-super::f64_kind! {
-    sinh, sinh_f32, sinh_f64, sinh_f32_slice, sinh_f64_slice,
+/// The ordinary arguments of atanh: `|x| < 1`.
+#[inline(always)]
+fn atanh_ordinary(x: f64) -> bool {
+    x.abs() < 1.0
+}
+
+#[inline(always)]
+fn atanh_fast(x: f64) -> f64 {
+    (0.5 * log1p_fast(atanh_log1p_arg(x.abs()))).copysign(x)
+}
+
+#[inline(always)]
+fn atanh_full(x: f64) -> f64 {
+    (0.5 * log1p(atanh_log1p_arg(x.abs()))).copysign(x)
+}
+
+super::split_f64_kind! {
+    hyper_ordinary, sinh_fast, sinh_full, sinh_f32, sinh_f64, sinh_f32_slice, sinh_f64_slice,
     /// The hyperbolic sine.
     ///
     /// Measured max error: 0.50 ulp (f32), 1.46 ulp (f64).
     /// Specials: NaN -> NaN, ±0 -> ±0, ±inf -> ±inf; overflow to ±inf.
 }
 
-super::f64_kind! {
-    cosh, cosh_f32, cosh_f64, cosh_f32_slice, cosh_f64_slice,
+super::split_f64_kind! {
+    hyper_ordinary, cosh_fast, cosh_full, cosh_f32, cosh_f64, cosh_f32_slice, cosh_f64_slice,
     /// The hyperbolic cosine.
     ///
     /// Measured max error: 0.50 ulp (f32), 0.96 ulp (f64).
     /// Specials: NaN -> NaN, ±0 -> 1, ±inf -> +inf; overflow to +inf.
 }
 
-super::f64_kind! {
-    tanh, tanh_f32, tanh_f64, tanh_f32_slice, tanh_f64_slice,
+super::split_f64_kind! {
+    hyper_ordinary, tanh_fast, tanh_full, tanh_f32, tanh_f64, tanh_f32_slice, tanh_f64_slice,
     /// The hyperbolic tangent.
     ///
     /// Measured max error: 0.50 ulp (f32), 1.84 ulp (f64).
     /// Specials: NaN -> NaN, ±0 -> ±0, ±inf -> ±1.
 }
 
-super::f64_kind! {
-    asinh, asinh_f32, asinh_f64, asinh_f32_slice, asinh_f64_slice,
+super::split_f64_kind! {
+    asinh_ordinary, asinh_fast, asinh_full, asinh_f32, asinh_f64, asinh_f32_slice, asinh_f64_slice,
     /// The inverse hyperbolic sine.
     ///
     /// Measured max error: 0.50 ulp (f32), 1.18 ulp (f64).
     /// Specials: NaN -> NaN, ±0 -> ±0, ±inf -> ±inf.
 }
 
-super::f64_kind! {
-    acosh, acosh_f32, acosh_f64, acosh_f32_slice, acosh_f64_slice,
+super::split_f64_kind! {
+    acosh_ordinary, acosh_fast, acosh_full, acosh_f32, acosh_f64, acosh_f32_slice, acosh_f64_slice,
     /// The inverse hyperbolic cosine.
     ///
     /// Measured max error: 0.50 ulp (f32), 1.13 ulp (f64).
     /// Specials: NaN -> NaN, x < 1 -> NaN, 1 -> +0, +inf -> +inf.
 }
 
-super::f64_kind! {
-    atanh, atanh_f32, atanh_f64, atanh_f32_slice, atanh_f64_slice,
+super::split_f64_kind! {
+    atanh_ordinary, atanh_fast, atanh_full, atanh_f32, atanh_f64, atanh_f32_slice, atanh_f64_slice,
     /// The inverse hyperbolic tangent.
     ///
     /// Measured max error: 0.50 ulp (f32), 1.09 ulp (f64).

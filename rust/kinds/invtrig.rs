@@ -49,18 +49,20 @@ const B: &[f64] = &[
 ];
 
 /// `(h, l)` with `h + l = atan(t)` for `t` in `[0, 1]`, `l` about an ulp of `h`.
+///
+/// Both sides of each choice are computed and one kept (here and in the
+/// kinds below), which vectorises: a branch around the division would not.
 #[inline(always)]
 fn atan01(t: f64) -> (f64, f64) {
     // atan(t) = pi/4 + atan((t - 1) / (t + 1)) above tan(pi/8).
     let mid = t > TAN_PIO8;
-    let u = if mid { (t - 1.0) / (t + 1.0) } else { t };
+    let q = (t - 1.0) / (t + 1.0);
+    let u = if mid { q } else { t };
     let z = u * u;
     let tail = (u * z) * poly(z, A);
-    if mid {
-        fast_two_sum(PIO4_HI, u + (tail + PIO4_LO))
-    } else {
-        fast_two_sum(u, tail)
-    }
+    let v = u + (tail + PIO4_LO);
+    let (a, b) = if mid { (PIO4_HI, v) } else { (u, tail) };
+    fast_two_sum(a, b)
 }
 
 /// `pi/2 - (h + l)` rounded, for `h + l` in `[0, pi/2]`.
@@ -73,8 +75,10 @@ fn pio2_minus(h: f64, l: f64) -> f64 {
 fn atan(x: f64) -> f64 {
     let a = x.abs();
     let inv = a > 1.0;
-    let (h, l) = atan01(if inv { 1.0 / a } else { a });
-    let y = if inv { pio2_minus(h, l) } else { h + l };
+    // 1 / a where a > 1, a elsewhere (NaN included).
+    let (h, l) = atan01(a.min(1.0 / a));
+    let (p, s) = (pio2_minus(h, l), h + l);
+    let y = if inv { p } else { s };
     // atan(±0) = ±0 and atan(±inf) = ±pi/2 fall out; NaN stays.
     y.copysign(x)
 }

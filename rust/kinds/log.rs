@@ -53,7 +53,18 @@ impl LogConsts for f64 {
 /// about an ulp of `hi`, for a positive finite `x` (subnormals included).
 #[inline(always)]
 pub(crate) fn log_parts<T: LogConsts>(x: T) -> (T, T, T) {
-    let (m, e) = x.frexp();
+    log_parts_of(x.frexp())
+}
+
+/// [`log_parts`] for a positive normal finite `x`, its bits the same.
+#[inline(always)]
+pub(crate) fn log_parts_normal<T: LogConsts>(x: T) -> (T, T, T) {
+    log_parts_of(x.frexp_normal())
+}
+
+/// [`log_parts`] of `x = 2^e m`.
+#[inline(always)]
+fn log_parts_of<T: LogConsts>((m, e): (T, T)) -> (T, T, T) {
     let f = m - T::ONE; // exact
     let s = f / (T::TWO + f);
     let z = s * s;
@@ -90,29 +101,62 @@ fn log_special<T: Real>(x: T, y: T) -> T {
     }
 }
 
+/// Whether `x` is positive, normal and finite: an ordinary argument of the logarithms.
 #[inline(always)]
-pub(crate) fn log<T: LogConsts>(x: T) -> T {
+fn log_ordinary<T: LogConsts>(x: T) -> bool {
+    x.within(T::MIN_POSITIVE, T::INFINITY)
+}
+
+#[inline(always)]
+fn log_full<T: LogConsts>(x: T) -> T {
     let (e, hi, lo) = log_parts(x);
     log_special(x, ln_of_parts(e, hi, lo))
 }
 
+/// [`log_full`] of an ordinary `x`: no subnormal to scale, no special case.
 #[inline(always)]
-pub(crate) fn log2<T: LogConsts>(x: T) -> T {
-    let (e, hi, lo) = log_parts(x);
+fn log_fast<T: LogConsts>(x: T) -> T {
+    let (e, hi, lo) = log_parts_normal(x);
+    ln_of_parts(e, hi, lo)
+}
+
+/// `(e ln2 + hi + lo) log2(e)` rounded once more than the parts.
+#[inline(always)]
+fn log2_of_parts<T: LogConsts>(e: T, hi: T, lo: T) -> T {
     // (hi + lo) log2(e) as a head and a tail.
     let vh = hi * T::LOG2E;
     let vl = hi.fma(T::LOG2E, -vh) + hi.fma(T::LOG2E_LO, lo * T::LOG2E);
     // |e| >= 1 > |vh| unless e = 0; exact at powers of two, where hi = lo = 0.
     let (w, err) = fast_two_sum(e, vh);
-    log_special(x, w + (vl + err))
+    w + (vl + err)
+}
+
+#[inline(always)]
+fn log2_full<T: LogConsts>(x: T) -> T {
+    let (e, hi, lo) = log_parts(x);
+    log_special(x, log2_of_parts(e, hi, lo))
+}
+
+/// [`log2_full`] of an ordinary `x`.
+#[inline(always)]
+fn log2_fast<T: LogConsts>(x: T) -> T {
+    let (e, hi, lo) = log_parts_normal(x);
+    log2_of_parts(e, hi, lo)
+}
+
+/// `(log1p(x), u)` from `log(u) + c / u`, `u + c = 1 + x`, the logarithm's
+/// parts by `parts`.
+#[inline(always)]
+fn log1p_with<T: LogConsts>(x: T, parts: impl Fn(T) -> (T, T, T)) -> (T, T) {
+    // log1p(x) = log(u) + c / u to within u's ulp squared.
+    let (u, c) = two_sum(T::ONE, x);
+    let (e, hi, lo) = parts(u);
+    (ln_of_parts(e, hi, lo + c / u), u)
 }
 
 #[inline(always)]
 pub(crate) fn log1p<T: LogConsts>(x: T) -> T {
-    // log1p(x) = log(u) + c / u to within u's ulp squared, u + c = 1 + x.
-    let (u, c) = two_sum(T::ONE, x);
-    let (e, hi, lo) = log_parts(u);
-    let y = ln_of_parts(e, hi, lo + c / u);
+    let (y, u) = log1p_with(x, log_parts);
     if x == T::ZERO {
         x // ±0
     } else {
@@ -120,24 +164,37 @@ pub(crate) fn log1p<T: LogConsts>(x: T) -> T {
     }
 }
 
-super::unary_kind! {
-    log, log_f32, log_f64, log_f32_slice, log_f64_slice,
+/// Whether `x` is an ordinary argument of log1p: above -1, finite, not zero.
+#[inline(always)]
+pub(crate) fn log1p_ordinary<T: LogConsts>(x: T) -> bool {
+    x > -T::ONE && x < T::INFINITY && x != T::ZERO
+}
+
+/// [`log1p`] of `x > -1` finite, zero aside: `u = 1 + x` rounded is then
+/// positive, normal and finite. At +0 it gives +0, as `log1p` does.
+#[inline(always)]
+pub(crate) fn log1p_fast<T: LogConsts>(x: T) -> T {
+    log1p_with(x, log_parts_normal).0
+}
+
+super::split_kind! {
+    log_ordinary, log_fast, log_full, log_f32, log_f64, log_f32_slice, log_f64_slice,
     /// The natural logarithm.
     ///
     /// Measured max error: 0.61 ulp (f32), 0.55 ulp (f64).
     /// Specials: NaN -> NaN, x < 0 -> NaN, ±0 -> -inf, +inf -> +inf, 1 -> +0.
 }
 
-super::unary_kind! {
-    log2, log2_f32, log2_f64, log2_f32_slice, log2_f64_slice,
+super::split_kind! {
+    log_ordinary, log2_fast, log2_full, log2_f32, log2_f64, log2_f32_slice, log2_f64_slice,
     /// The base-2 logarithm, exact at powers of two (subnormal ones included).
     ///
     /// Measured max error: 0.66 ulp (f32), 0.54 ulp (f64).
     /// Specials: NaN -> NaN, x < 0 -> NaN, ±0 -> -inf, +inf -> +inf.
 }
 
-super::unary_kind! {
-    log1p, log1p_f32, log1p_f64, log1p_f32_slice, log1p_f64_slice,
+super::split_kind! {
+    log1p_ordinary, log1p_fast, log1p, log1p_f32, log1p_f64, log1p_f32_slice, log1p_f64_slice,
     /// `log(1 + x)`, accurate near 0.
     ///
     /// Measured max error: 0.66 ulp (f32), 0.53 ulp (f64).

@@ -1,6 +1,6 @@
 //! Erf, Hypot and Rsqrt. The f32 kinds evaluate in f64 and round once.
 
-use super::exp::exp;
+use super::exp::{exp, exp_fast};
 use super::real::poly;
 
 /// `erf(x) = x E(x^2)` on `[0, 1]`. gen_coeffs.py erf, f64: 2^-55.8.
@@ -85,8 +85,9 @@ const G3: &[f64] = &[
     -6.967058483586665e-16,
 ];
 
+/// `erf(x)` by an `exp` good for `[-x^2, 0]`.
 #[inline(always)]
-fn erf(x: f64) -> f64 {
+fn erf_with(x: f64, exp: impl Fn(f64) -> f64) -> f64 {
     let a = x.abs();
     let small = a * poly(a * a, E);
     // exp(-a^2) from a^2 in a head and a tail.
@@ -115,8 +116,24 @@ fn erf(x: f64) -> f64 {
     }
 }
 
-super::f64_kind! {
-    erf, erf_f32, erf_f64, erf_f32_slice, erf_f64_slice,
+/// The ordinary arguments of erf: `|x| < 26`, where [`exp_fast`] serves.
+#[inline(always)]
+fn erf_ordinary(x: f64) -> bool {
+    x.abs() < 26.0
+}
+
+#[inline(always)]
+fn erf_fast(x: f64) -> f64 {
+    erf_with(x, exp_fast)
+}
+
+#[inline(always)]
+fn erf_full(x: f64) -> f64 {
+    erf_with(x, exp)
+}
+
+super::split_f64_kind! {
+    erf_ordinary, erf_fast, erf_full, erf_f32, erf_f64, erf_f32_slice, erf_f64_slice,
     /// The error function.
     ///
     /// Measured max error: 0.50 ulp (f32), 1.31 ulp (f64).

@@ -7,6 +7,21 @@
 //! `#[inline]` function used alike by SIMD lanes and scalar tails; its slice
 //! form gives exactly the bits of the scalar one.
 //!
+//! The slice forms are plain loops that LLVM vectorises (8 f32 or 4 f64
+//! lanes with AVX2): every step of a kind computed for every lane, a choice
+//! a select between values computed before it. Most kinds have two paths
+//! (see `map_split`): the kind itself, and a cheaper path for the
+//! ordinary arguments, without the clamps, subnormal scalings and special
+//! cases those do not need, that a slice runs over a whole block before
+//! it redoes its rare others by the kind. What keeps a loop fast: no
+//! subnormal computed even in a lane whose result is dropped (the CPU takes
+//! about a hundred cycles over one), no division or square root on one
+//! side of a branch (the compiler copies the work after it into each side,
+//! and a vector computes every side), and no two branches on one condition
+//! with work between them (rustc's jump threading would copy that work
+//! likewise; `Real::select` chooses without a branch).
+//! `bench.rs` times them (ignored test).
+//!
 //! Subnormal operands and results are kept, never flushed. The errors stated
 //! in each kind's doc are the largest measured by its tests (module `tests`
 //! of each file): f32 against the host's f64 libm over about a million
@@ -21,6 +36,8 @@
 #![allow(clippy::excessive_precision)]
 
 mod complex;
+#[cfg(test)]
+mod bench;
 mod exp;
 mod hyperbolic;
 mod invtrig;
@@ -28,6 +45,8 @@ mod log;
 mod misc;
 mod pow;
 mod real;
+#[cfg(test)]
+mod slices;
 #[cfg(test)]
 mod testing;
 mod trig;
@@ -40,37 +59,6 @@ pub use log::*;
 pub use misc::*;
 pub use pow::*;
 pub use trig::*;
-
-/// Declares a unary kind of a generic implementation `$gen`: its f32 and f64
-/// scalar functions and their slice forms.
-macro_rules! unary_kind {
-    ($gen:ident, $f32:ident, $f64:ident, $s32:ident, $s64:ident, $(#[$doc:meta])*) => {
-        $(#[$doc])*
-        #[inline]
-        pub fn $f32(x: f32) -> f32 {
-            $gen::<f32>(x)
-        }
-
-        $(#[$doc])*
-        #[inline]
-        pub fn $f64(x: f64) -> f64 {
-            $gen::<f64>(x)
-        }
-
-        #[doc = concat!("`", stringify!($f32), "` of each element of `x` into `out`, of the same length.")]
-        #[inline]
-        pub fn $s32(x: &[f32], out: &mut [f32]) {
-            super::map_slice(x, out, $f32)
-        }
-
-        #[doc = concat!("`", stringify!($f64), "` of each element of `x` into `out`, of the same length.")]
-        #[inline]
-        pub fn $s64(x: &[f64], out: &mut [f64]) {
-            super::map_slice(x, out, $f64)
-        }
-    };
-}
-use unary_kind;
 
 /// Declares a unary kind of an f64 implementation `$core`: its f64 function,
 /// the f32 one that evaluates it and rounds once, and their slice forms.
@@ -89,13 +77,11 @@ macro_rules! f64_kind {
         }
 
         #[doc = concat!("`", stringify!($f32), "` of each element of `x` into `out`, of the same length.")]
-        #[inline]
         pub fn $s32(x: &[f32], out: &mut [f32]) {
             super::map_slice(x, out, $f32)
         }
 
         #[doc = concat!("`", stringify!($f64), "` of each element of `x` into `out`, of the same length.")]
-        #[inline]
         pub fn $s64(x: &[f64], out: &mut [f64]) {
             super::map_slice(x, out, $f64)
         }
@@ -117,6 +103,189 @@ fn map_slice<T: Copy>(x: &[T], out: &mut [T], f: impl Fn(T) -> T) {
         *o = f(v);
     }
 }
+
+/// Elements per block of [`map_split`]: its second pass reads the block
+/// again while it is in the L1 cache, and a block with one argument that
+/// is not ordinary takes that pass.
+const BLOCK: usize = 256;
+
+/// The slice form of a kind of two paths: `full`, the kind itself (its
+/// scalar form), for every argument, and `fast`, for the arguments that
+/// `ordinary` accepts (nearly all of those met in practice), where it gives
+/// `full`'s bits: it is `full` less the steps that are identities there (a
+/// clamp, the scaling of a subnormal, the special cases), through the same
+/// core. The tests of `slices.rs` hold the two forms to one another's bits.
+///
+/// Over each block: `fast` of every element, a loop without branches, which
+/// vectorises, counting the arguments that are not ordinary; then, if any,
+/// `full` again of those alone, one by one, or where they are many (an
+/// eighth of the block), of the whole block, a loop that vectorises where
+/// `VEC_FULL` says `full` does (where it does not, as with a call in it,
+/// the others alone, one by one). After a block of many, the next takes
+/// `full` at once, until one has few.
+///
+/// The scalar form stays `full`, branch-free, which a caller's own loop
+/// vectorises at the cost it always had (a branch to `fast` would have it
+/// compute both).
+///
+/// Panics where the lengths differ.
+#[inline(always)]
+fn map_split<T: Lane, const VEC_FULL: bool>(
+    x: &[T],
+    out: &mut [T],
+    ordinary: impl Fn(T) -> bool,
+    fast: impl Fn(T) -> T,
+    full: impl Fn(T) -> T,
+) {
+    assert_eq!(
+        x.len(),
+        out.len(),
+        "a kind's slice form takes slices of one length"
+    );
+    let mut dense = false;
+    for (xb, ob) in x.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+        let mut rare = T::NONE;
+        if dense {
+            for (o, &v) in ob.iter_mut().zip(xb) {
+                *o = full(v);
+                rare = rare + T::flag(!ordinary(v));
+            }
+        } else {
+            for (o, &v) in ob.iter_mut().zip(xb) {
+                *o = fast(v);
+                rare = rare + T::flag(!ordinary(v));
+            }
+        }
+        let many = VEC_FULL && T::count(rare) * 8 > xb.len();
+        if !dense && many {
+            for (o, &v) in ob.iter_mut().zip(xb) {
+                *o = full(v);
+            }
+        } else if !dense && rare != T::NONE {
+            for (o, &v) in ob.iter_mut().zip(xb) {
+                if !ordinary(v) {
+                    *o = outlined(&full, v);
+                }
+            }
+        }
+        dense = many;
+    }
+}
+
+/// `f(v)`, not inlined: a loop around a call does not vectorise, and so
+/// computes `f` only where it is called.
+#[inline(never)]
+fn outlined<T>(f: &impl Fn(T) -> T, v: T) -> T {
+    f(v)
+}
+
+/// An element of a slice form: f32 or f64, with an integer of its width in
+/// which [`map_split`] counts (a vector of counts is one register).
+trait Lane: Copy {
+    type Flag: Copy + PartialEq + core::ops::Add<Output = Self::Flag>;
+    /// The flag of false.
+    const NONE: Self::Flag;
+    fn flag(b: bool) -> Self::Flag;
+    fn count(f: Self::Flag) -> usize;
+}
+
+impl Lane for f32 {
+    type Flag = u32;
+    const NONE: u32 = 0;
+    #[inline(always)]
+    fn flag(b: bool) -> u32 {
+        b as u32
+    }
+    #[inline(always)]
+    fn count(f: u32) -> usize {
+        f as usize
+    }
+}
+
+impl Lane for f64 {
+    type Flag = u64;
+    const NONE: u64 = 0;
+    #[inline(always)]
+    fn flag(b: bool) -> u64 {
+        b as u64
+    }
+    #[inline(always)]
+    fn count(f: u64) -> usize {
+        f as usize
+    }
+}
+
+/// Declares a unary kind of two paths (see [`map_split`]), generic
+/// implementations `$ord`, `$fast` and `$full`: its f32 and f64 scalar
+/// functions (`$full`) and their slice forms.
+macro_rules! split_kind {
+    ($ord:ident, $fast:ident, $full:ident, $f32:ident, $f64:ident, $s32:ident, $s64:ident, $(#[$doc:meta])*) => {
+        $(#[$doc])*
+        #[inline]
+        pub fn $f32(x: f32) -> f32 {
+            $full::<f32>(x)
+        }
+
+        $(#[$doc])*
+        #[inline]
+        pub fn $f64(x: f64) -> f64 {
+            $full::<f64>(x)
+        }
+
+        #[doc = concat!("`", stringify!($f32), "` of each element of `x` into `out`, of the same length.")]
+        pub fn $s32(x: &[f32], out: &mut [f32]) {
+            super::map_split::<f32, true>(x, out, $ord::<f32>, $fast::<f32>, $full::<f32>)
+        }
+
+        #[doc = concat!("`", stringify!($f64), "` of each element of `x` into `out`, of the same length.")]
+        pub fn $s64(x: &[f64], out: &mut [f64]) {
+            super::map_split::<f64, true>(x, out, $ord::<f64>, $fast::<f64>, $full::<f64>)
+        }
+    };
+}
+use split_kind;
+
+/// Declares a unary kind of two paths (see [`map_split`]), f64
+/// implementations `$ord`, `$fast` and `$full`: its f64 function (`$full`),
+/// the f32 one that evaluates it and rounds once, and their slice forms.
+/// A leading `false` says that `$full` does not vectorise.
+macro_rules! split_f64_kind {
+    ($vec_full:literal, $ord:ident, $fast:ident, $full:ident, $f32:ident, $f64:ident, $s32:ident, $s64:ident, $(#[$doc:meta])*) => {
+        $(#[$doc])*
+        #[inline]
+        pub fn $f64(x: f64) -> f64 {
+            $full(x)
+        }
+
+        $(#[$doc])*
+        #[inline]
+        pub fn $f32(x: f32) -> f32 {
+            $full(x as f64) as f32
+        }
+
+        #[doc = concat!("`", stringify!($f32), "` of each element of `x` into `out`, of the same length.")]
+        pub fn $s32(x: &[f32], out: &mut [f32]) {
+            super::map_split::<f32, $vec_full>(
+                x,
+                out,
+                |v: f32| $ord(v as f64),
+                |v: f32| $fast(v as f64) as f32,
+                |v: f32| $full(v as f64) as f32,
+            )
+        }
+
+        #[doc = concat!("`", stringify!($f64), "` of each element of `x` into `out`, of the same length.")]
+        pub fn $s64(x: &[f64], out: &mut [f64]) {
+            super::map_split::<f64, $vec_full>(x, out, $ord, $fast, $full)
+        }
+    };
+    ($ord:ident, $fast:ident, $full:ident, $f32:ident, $f64:ident, $s32:ident, $s64:ident, $(#[$doc:meta])*) => {
+        super::split_f64_kind! {
+            true, $ord, $fast, $full, $f32, $f64, $s32, $s64, $(#[$doc])*
+        }
+    };
+}
+use split_f64_kind;
 
 /// Applies `f` to each pair of elements of `a` and `b` into `out`.
 ///

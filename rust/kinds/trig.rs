@@ -174,13 +174,8 @@ fn finish(f: Fun, x: f64, (q, rh, rl): (u64, f64, f64)) -> f64 {
                 v
             }
         }
-        Fun::Tan => {
-            if odd {
-                -c / s
-            } else {
-                s / c
-            }
-        }
+        // -c / s or s / c, one division.
+        Fun::Tan => f64::select(odd, -c, s) / f64::select(odd, s, c),
     };
     // ±0 keeps its sign in sin and tan; inf and NaN give NaN.
     if x == 0.0 && !matches!(f, Fun::Cos) {
@@ -201,71 +196,60 @@ fn eval(f: Fun, x: f64) -> f64 {
     }
 }
 
-/// `f` over a slice: every element by the branch-free small path first, then
-/// the few large ones again by [`eval`], which gives them the same bits.
+/// The small arguments, which the branch-free Cody-Waite path serves.
 #[inline(always)]
-fn eval_slice<T: Copy + Into<f64>>(f: Fun, x: &[T], out: &mut [T], back: impl Fn(f64) -> T) {
-    assert_eq!(
-        x.len(),
-        out.len(),
-        "a kind's slice form takes slices of one length"
-    );
-    for (o, &v) in out.iter_mut().zip(x) {
-        let v: f64 = v.into();
-        *o = back(finish(f, v, reduce_small(v)));
-    }
-    for (o, &v) in out.iter_mut().zip(x) {
-        let v: f64 = v.into();
-        if v.abs() >= SMALL {
-            *o = back(eval(f, v));
-        }
-    }
+fn trig_ordinary(x: f64) -> bool {
+    x.abs() < SMALL
 }
 
-macro_rules! trig_kind {
-    ($fun:expr, $f32:ident, $f64:ident, $s32:ident, $s64:ident, $(#[$doc:meta])*) => {
-        $(#[$doc])*
-        #[inline]
-        pub fn $f64(x: f64) -> f64 {
-            eval($fun, x)
-        }
-
-        $(#[$doc])*
-        #[inline]
-        pub fn $f32(x: f32) -> f32 {
-            eval($fun, x as f64) as f32
-        }
-
-        #[doc = concat!("`", stringify!($f32), "` of each element of `x` into `out`, of the same length.")]
-        pub fn $s32(x: &[f32], out: &mut [f32]) {
-            eval_slice($fun, x, out, |y| y as f32)
-        }
-
-        #[doc = concat!("`", stringify!($f64), "` of each element of `x` into `out`, of the same length.")]
-        pub fn $s64(x: &[f64], out: &mut [f64]) {
-            eval_slice($fun, x, out, |y| y)
-        }
-    };
+#[inline(always)]
+fn sin_full(x: f64) -> f64 {
+    eval(Fun::Sin, x)
 }
 
-trig_kind! {
-    Fun::Sin, sin_f32, sin_f64, sin_f32_slice, sin_f64_slice,
+#[inline(always)]
+fn sin_fast(x: f64) -> f64 {
+    finish(Fun::Sin, x, reduce_small(x))
+}
+
+#[inline(always)]
+fn cos_full(x: f64) -> f64 {
+    eval(Fun::Cos, x)
+}
+
+#[inline(always)]
+fn cos_fast(x: f64) -> f64 {
+    finish(Fun::Cos, x, reduce_small(x))
+}
+
+#[inline(always)]
+fn tan_full(x: f64) -> f64 {
+    eval(Fun::Tan, x)
+}
+
+#[inline(always)]
+fn tan_fast(x: f64) -> f64 {
+    finish(Fun::Tan, x, reduce_small(x))
+}
+
+super::split_f64_kind! {
+    false, trig_ordinary, sin_fast, sin_full, sin_f32, sin_f64, sin_f32_slice, sin_f64_slice,
     /// The sine, its argument reduced exactly enough at every finite magnitude.
     ///
     /// Measured max error: 0.50 ulp (f32), 0.58 ulp (f64).
     /// Specials: NaN -> NaN, ±inf -> NaN, ±0 -> ±0.
 }
 
-trig_kind! {
-    Fun::Cos, cos_f32, cos_f64, cos_f32_slice, cos_f64_slice,
+super::split_f64_kind! {
+    false, trig_ordinary, cos_fast, cos_full, cos_f32, cos_f64, cos_f32_slice, cos_f64_slice,
     /// The cosine, its argument reduced exactly enough at every finite magnitude.
     ///
     /// Measured max error: 0.50 ulp (f32), 0.66 ulp (f64).
     /// Specials: NaN -> NaN, ±inf -> NaN, ±0 -> 1.
 }
 
-trig_kind! {
-    Fun::Tan, tan_f32, tan_f64, tan_f32_slice, tan_f64_slice,
+super::split_f64_kind! {
+    false, trig_ordinary, tan_fast, tan_full, tan_f32, tan_f64, tan_f32_slice, tan_f64_slice,
     /// The tangent, the quotient of sin and cos kernels of the reduced argument.
     ///
     /// Measured max error: 0.50 ulp (f32), 1.63 ulp (f64).
