@@ -86,10 +86,8 @@ type Kind = (
     fn(&[f64], &mut [f64]),
 );
 
-#[test]
-#[ignore]
-fn bench() {
-    let kinds: &[Kind] = &[
+fn kinds() -> Vec<Kind> {
+    vec![
         ("copy", -1.0, 1.0, copy_f32, copy_f64),
         ("exp", -20.0, 20.0, exp_f32_slice, exp_f64_slice),
         ("log", 1e-3, 1e3, log_f32_slice, log_f64_slice),
@@ -113,12 +111,18 @@ fn bench() {
         ("rsqrt", 1e-3, 1e3, rsqrt_f32_slice, rsqrt_f64_slice),
         ("exp()", -20.0, 20.0, exp_loop_f32, exp_loop_f64),
         ("log()", 1e-3, 1e3, log_loop_f32, log_loop_f64),
-    ];
+    ]
+}
+
+#[test]
+#[ignore]
+fn bench() {
+    let kinds = kinds();
     let only = std::env::var("KINDS_BENCH").ok();
     if only.as_deref() == Some("special") {
         return special();
     }
-    for &(name, lo, hi, s32, s64) in kinds {
+    for &(name, lo, hi, s32, s64) in &kinds {
         if let Some(only) = &only {
             if !only.split(',').any(|k| k == name) {
                 continue;
@@ -138,10 +142,19 @@ fn bench() {
 fn special() {
     let base = uniform(-10.0, 0.0, N);
     let pick = uniform(0.0, 1.0, N);
-    let cases: Vec<(&str, Vec<f64>, fn(&[f32], &mut [f32]), fn(&[f64], &mut [f64]))> = vec![
+    type Case = (
+        &'static str,
+        Vec<f64>,
+        fn(&[f32], &mut [f32]),
+        fn(&[f64], &mut [f64]),
+    );
+    let cases: Vec<Case> = vec![
         (
             "exp, half -inf (masked softmax)",
-            base.iter().zip(&pick).map(|(&x, &p)| if p < 0.5 { f64::NEG_INFINITY } else { x }).collect(),
+            base.iter()
+                .zip(&pick)
+                .map(|(&x, &p)| if p < 0.5 { f64::NEG_INFINITY } else { x })
+                .collect(),
             exp_f32_slice,
             exp_f64_slice,
         ),
@@ -153,13 +166,19 @@ fn special() {
         ),
         (
             "exp, one NaN in 500",
-            base.iter().zip(&pick).map(|(&x, &p)| if p < 0.002 { f64::NAN } else { x }).collect(),
+            base.iter()
+                .zip(&pick)
+                .map(|(&x, &p)| if p < 0.002 { f64::NAN } else { x })
+                .collect(),
             exp_f32_slice,
             exp_f64_slice,
         ),
         (
             "log, a tenth zeros",
-            base.iter().zip(&pick).map(|(&x, &p)| if p < 0.1 { 0.0 } else { -x }).collect(),
+            base.iter()
+                .zip(&pick)
+                .map(|(&x, &p)| if p < 0.1 { 0.0 } else { -x })
+                .collect(),
             log_f32_slice,
             log_f64_slice,
         ),
@@ -174,6 +193,16 @@ fn special() {
         let x32: Vec<f32> = x64.iter().map(|&v| v as f32).collect();
         let (t32, c32) = time(&x32, s32);
         let (t64, c64) = time(&x64, s64);
-        println!("{name:34} f32 {t32:6.2} ({c32:5.2} in cache)   f64 {t64:6.2} ({c64:5.2})  ns/elem");
+        println!(
+            "{name:34} f32 {t32:6.2} ({c32:5.2} in cache)   f64 {t64:6.2} ({c64:5.2})  ns/elem"
+        );
+    }
+    // Every element a NaN: every block by the kind's full path.
+    let x64 = vec![f64::NAN; N];
+    let x32 = vec![f32::NAN; N];
+    for &(name, _, _, s32, s64) in &kinds() {
+        let (t32, c32) = time(&x32, s32);
+        let (t64, c64) = time(&x64, s64);
+        println!("{name:6} of NaNs  f32 {t32:6.2} ({c32:5.2} in cache)   f64 {t64:6.2} ({c64:5.2})  ns/elem");
     }
 }

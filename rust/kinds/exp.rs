@@ -160,7 +160,11 @@ pub(crate) fn exp_with<T: ExpConsts>(x: T, tail: Option<T>) -> T {
     // A subnormal result rounds once, at its own quantum: scaled by 2^-MIN_EXP
     // it is z < 1, whose quantum is 1's ulp, so (1 + z) - 1 rounds it there.
     // (Elsewhere a scale of 2 keeps z, which is about 2h, at least 1.)
-    let scale = T::exp2i(if k <= T::MIN_EXP { k - T::MIN_EXP } else { T::ONE });
+    let scale = T::exp2i(if k <= T::MIN_EXP {
+        k - T::MIN_EXP
+    } else {
+        T::ONE
+    });
     let (s, e) = fast_two_sum(T::ONE, h * scale);
     let sub = ((s + (e + lt * scale)) - T::ONE) * T::exp2i(T::MIN_EXP);
     if sub_k {

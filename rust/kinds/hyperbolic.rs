@@ -40,11 +40,8 @@ fn sinh_fast(x: f64) -> f64 {
 #[inline(always)]
 fn sinh_full(x: f64) -> f64 {
     let a = x.abs();
-    let y = if a < BIG {
-        sinh_small(expm1(a))
-    } else {
-        half_exp(a)
-    };
+    let (small, big) = (sinh_small(expm1(a)), half_exp(a));
+    let y = if a < BIG { small } else { big };
     y.copysign(x)
 }
 
@@ -62,10 +59,11 @@ fn cosh_fast(x: f64) -> f64 {
 #[inline(always)]
 fn cosh_full(x: f64) -> f64 {
     let a = x.abs();
+    let (small, big) = (cosh_small(exp(a)), half_exp(a));
     if a < BIG {
-        cosh_small(exp(a))
+        small
     } else {
-        half_exp(a)
+        big
     }
 }
 
@@ -88,12 +86,12 @@ fn tanh_fast(x: f64) -> f64 {
 
 #[inline(always)]
 fn tanh_full(x: f64) -> f64 {
+    let (small, big) = (tanh_small(x, expm1), 1.0f64.copysign(x));
+    let y = if x.abs() < BIG { small } else { big };
     if x.is_nan() {
         x
-    } else if x.abs() < BIG {
-        tanh_small(x, expm1)
     } else {
-        1.0f64.copysign(x)
+        y
     }
 }
 
@@ -111,7 +109,7 @@ fn log_shifted(u: f64, c: f64, k: f64, parts: impl Fn(f64) -> (f64, f64, f64)) -
 #[inline(always)]
 fn asinh_log_arg(a: f64) -> (f64, f64) {
     let r = a.mul_add(a, 1.0).sqrt();
-    let small = !(a > 2.0);
+    let small = a <= 2.0;
     let q = f64::select(small, a * a, 1.0) / f64::select(small, 1.0 + r, r + a);
     let (u, c) = two_sum(1.0, a + q);
     let v = 2.0f64.mul_add(a, q);
@@ -135,8 +133,9 @@ fn asinh_full(x: f64) -> f64 {
     let a = x.abs();
     // Above HUGE: log(a) + ln2.
     let huge = a > HUGE;
-    let (u, c) = if huge { (a, 0.0) } else { asinh_log_arg(a) };
-    let y = log_shifted(u, c, if huge { 1.0 } else { 0.0 }, log_parts);
+    let (u, c) = asinh_log_arg(a);
+    let (u, c) = (f64::select(huge, a, u), f64::select(huge, 0.0, c));
+    let y = log_shifted(u, c, f64::select(huge, 1.0, 0.0), log_parts);
     if a == f64::INFINITY {
         x
     } else {
@@ -150,7 +149,7 @@ fn asinh_full(x: f64) -> f64 {
 #[inline(always)]
 fn acosh_log_arg(x: f64) -> (f64, f64) {
     let t = x - 1.0;
-    let small = !(x > 2.0);
+    let small = x <= 2.0;
     let q = f64::select(small, t.mul_add(t, 2.0 * t), x.mul_add(x, -1.0)).sqrt();
     let (u, c) = two_sum(1.0, t + q);
     let v = 2.0f64.mul_add(x, -1.0 / (x + q));
@@ -160,7 +159,7 @@ fn acosh_log_arg(x: f64) -> (f64, f64) {
 /// The ordinary arguments of acosh: `[1, HUGE]`.
 #[inline(always)]
 fn acosh_ordinary(x: f64) -> bool {
-    x >= 1.0 && x <= HUGE
+    (1.0..=HUGE).contains(&x)
 }
 
 #[inline(always)]
@@ -173,8 +172,9 @@ fn acosh_fast(x: f64) -> f64 {
 fn acosh_full(x: f64) -> f64 {
     // Above HUGE: log(x) + ln2.
     let huge = x > HUGE;
-    let (u, c) = if huge { (x, 0.0) } else { acosh_log_arg(x) };
-    let y = log_shifted(u, c, if huge { 1.0 } else { 0.0 }, log_parts);
+    let (u, c) = acosh_log_arg(x);
+    let (u, c) = (f64::select(huge, x, u), f64::select(huge, 0.0, c));
+    let y = log_shifted(u, c, f64::select(huge, 1.0, 0.0), log_parts);
     if x < 1.0 || x.is_nan() {
         f64::NAN
     } else if x == f64::INFINITY {

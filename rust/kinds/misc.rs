@@ -235,7 +235,9 @@ mod tests {
         // r^2 x = 1 to within the rounding, checked in twice the precision.
         let mut w = 0.0f64;
         for k in 0..200_000u64 {
-            let x = f64::from_bits(0x0010_0000_0000_0000u64.wrapping_add(k.wrapping_mul(0x0000_5A3F_0F1E_2D3B)));
+            let x = f64::from_bits(
+                0x0010_0000_0000_0000u64.wrapping_add(k.wrapping_mul(0x0000_5A3F_0F1E_2D3B)),
+            );
             let r = rsqrt_f64(x);
             // 1/sqrt(x) = r (1 + d) with d = (1 - r^2 x) / 2 to first order.
             let rr = r * r;

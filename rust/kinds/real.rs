@@ -131,7 +131,8 @@ macro_rules! impl_real {
                 // e + bias through the shifter, less bias: exact.
                 let e_bits = ix >> $mant;
                 let bias = (top >> $mant) as $t;
-                let e = $t::from_bits(Self::SHIFTER.to_bits().wrapping_add(e_bits)) - (Self::SHIFTER + bias);
+                let e = $t::from_bits(Self::SHIFTER.to_bits().wrapping_add(e_bits))
+                    - (Self::SHIFTER + bias);
                 (m, e)
             }
         }

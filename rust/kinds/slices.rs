@@ -133,8 +133,16 @@ impl Rng {
                 let d = (self.next() % 65) as i64 - 32;
                 sign * f64::from_bits((edge.to_bits() as i64 + d).max(0) as u64)
             }
-            _ => [f64::NAN, -f64::NAN, f64::INFINITY, -f64::INFINITY, 0.0, -0.0, 1.0, -1.0]
-                [(self.next() % 8) as usize],
+            _ => [
+                f64::NAN,
+                -f64::NAN,
+                f64::INFINITY,
+                -f64::INFINITY,
+                0.0,
+                -0.0,
+                1.0,
+                -1.0,
+            ][(self.next() % 8) as usize],
         }
     }
 
@@ -167,7 +175,12 @@ fn same64(a: f64, b: f64) -> bool {
 
 /// Samples of mostly ordinary arguments with a rarer kind now and then,
 /// so that blocks with and without a second pass both occur.
-fn mixed<T: Copy>(n: usize, rng: &mut Rng, ordinary: impl Fn(&mut Rng) -> T, any: impl Fn(&mut Rng) -> T) -> Vec<T> {
+fn mixed<T: Copy>(
+    n: usize,
+    rng: &mut Rng,
+    ordinary: impl Fn(&mut Rng) -> T,
+    any: impl Fn(&mut Rng) -> T,
+) -> Vec<T> {
     let mut v = Vec::with_capacity(n);
     while v.len() < n {
         // Runs of a few thousand: some all ordinary, some dense with others.
@@ -199,7 +212,11 @@ fn slices_match_scalars_f32() {
         let mut out = vec![0.0f32; x.len()];
         s(&x, &mut out);
         for (&v, &y) in x.iter().zip(&out) {
-            assert!(same32(f(v), y), "{name}({v:e}): scalar {:e}, slice {y:e}", f(v));
+            assert!(
+                same32(f(v), y),
+                "{name}({v:e}): scalar {:e}, slice {y:e}",
+                f(v)
+            );
         }
         // Short slices at every offset: the vector loops' tails.
         for len in 0..40 {
@@ -227,7 +244,11 @@ fn slices_match_scalars_f64() {
         let mut out = vec![0.0f64; x.len()];
         s(&x, &mut out);
         for (&v, &y) in x.iter().zip(&out) {
-            assert!(same64(f(v), y), "{name}({v:e}): scalar {:e}, slice {y:e}", f(v));
+            assert!(
+                same64(f(v), y),
+                "{name}({v:e}): scalar {:e}, slice {y:e}",
+                f(v)
+            );
         }
         for len in 0..40 {
             for start in (0..x.len() - len).step_by(9973) {
@@ -256,7 +277,11 @@ fn slices_match_scalars_f32_exhaustive() {
             }
             s(&x, &mut out);
             for (&v, &y) in x.iter().zip(&out) {
-                assert!(same32(f(v), y), "{name}({v:e}): scalar {:e}, slice {y:e}", f(v));
+                assert!(
+                    same32(f(v), y),
+                    "{name}({v:e}): scalar {:e}, slice {y:e}",
+                    f(v)
+                );
             }
         }
     }

@@ -196,10 +196,11 @@ fn eval(f: Fun, x: f64) -> f64 {
     }
 }
 
-/// The small arguments, which the branch-free Cody-Waite path serves.
+/// The arguments that the branch-free Cody-Waite path serves: the small,
+/// and the infinities and NaNs, of which every path makes a NaN.
 #[inline(always)]
 fn trig_ordinary(x: f64) -> bool {
-    x.abs() < SMALL
+    !(SMALL..f64::INFINITY).contains(&x.abs())
 }
 
 #[inline(always)]
