@@ -1,9 +1,18 @@
-(* The table of benchmark cases, mirrored by the one in cases.py. A case maps
-   a source and a destination dtype to the program [Nx_cpu.map] runs; its
-   operands are the program's. *)
+(* The table of benchmark cases, mirrored by the one in cases.py. A case is
+   a map (a source and a destination dtype to the program [Nx_cpu.map] runs,
+   whose operands are the program's), a reduction ([Nx_cpu.reduce] of its
+   one input along some axes) or a scan ([Nx_cpu.scan] of its one input along
+   its last axis). *)
 
 open Nx_array
 module P = Nx_kernel.Prog
+module K = Nx_kernel
+
+type t =
+  | Map of (Dtype.any -> Dtype.any -> P.t)
+  | Reduce of (int -> int array) * K.reduction
+      (** The axes reduced, of a loop of the given rank, and the reduction. *)
+  | Scan of K.reduction
 
 let unary kind src _dst = P.of_node (P.Op1 (P.Unary kind, 0)) [| src |]
 let binary kind src _dst = P.of_node (P.Op2 (kind, 0, 1)) [| src; src |]
@@ -15,11 +24,27 @@ let fma src _dst =
     ~outputs:[| 4 |]
 
 let cast src dst = P.of_node (P.Op1 (P.Cast dst, 0)) [| src |]
+let every rank = Array.init rank Fun.id
 
-let all : (string * (Dtype.any -> Dtype.any -> P.t)) list =
-  [ ("add", binary P.Add); ("fma", fma); ("cast", cast); ("exp", unary P.Exp) ]
+let all : (string * t) list =
+  [
+    ("add", Map (binary P.Add));
+    ("fma", Map fma);
+    ("cast", Map cast);
+    ("exp", Map (unary P.Exp));
+    ("sum", Reduce (every, K.Monoid K.Sum));
+    ("sum_axis0", Reduce ((fun _ -> [| 0 |]), K.Monoid K.Sum));
+    ("sum_axis1", Reduce ((fun _ -> [| 1 |]), K.Monoid K.Sum));
+    ("max", Reduce (every, K.Monoid K.Max));
+    ("argmax", Reduce (every, K.Arg K.Max));
+    (* Moments gives the mean and the variance together. *)
+    ("mean", Reduce (every, K.Moments));
+    ("var", Reduce (every, K.Moments));
+    ("logsumexp", Reduce (every, K.Logsumexp));
+    ("cumsum", Scan (K.Monoid K.Sum));
+  ]
 
 let find name =
   match List.assoc_opt name all with
-  | Some make -> make
+  | Some case -> case
   | None -> failwith ("no case " ^ name)

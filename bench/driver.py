@@ -1,9 +1,9 @@
-"""Runs the benchmarks: the machine's limits, then every case of cases.py on
-our side (nx_bench serve, the same case of cases.ml) and numpy's, in
-alternation, on one thread and on all, then each case's peak memory; writes
-the results through report.py.
+"""Runs the benchmarks: the machine's limits, then every case of cases.py (or
+those --only names) on our side (nx_bench serve, the same case of cases.ml)
+and numpy's, in alternation, on one thread and on all, then each case's peak
+memory; writes the results through report.py.
 
-Usage: python driver.py [--quick] --nx NX_BENCH --limits LIMITS --out DIR"""
+Usage: python driver.py [--quick] [--only CASE,...] --nx NX_BENCH --limits LIMITS --out DIR"""
 
 import os
 
@@ -33,7 +33,7 @@ PEAK_ENV = {"MALLOC_MMAP_THRESHOLD_": "65536", "MALLOC_TRIM_THRESHOLD_": "0"}
 
 @dataclass(frozen=True)
 class Settings:
-    sides: tuple[int, ...]
+    sides: tuple[int, ...]  # small, mid, large: each case's shapes follow them
     reps: int  # timed samples per library
     sample_s: float  # least duration of one sample
     warmup_s: float  # least duration of the warm-up
@@ -50,7 +50,8 @@ QUICK = Settings((32, 316), 5, 0.003, 0.01, 256, 3, 0)
 class Row:
     case: str  # the name, ".T" added for transposed inputs
     spec: str
-    side: int
+    shape: tuple[int, ...]
+    size: int  # the index of the run's side the shape follows
     threads: int
     bytes_moved: int
     nx: list[float] = field(default_factory=list)
@@ -191,19 +192,20 @@ def limits(exe: str, s: Settings) -> dict[str, float]:
     return {k: float(v) for k, v in (line.split() for line in out.stdout.splitlines())}
 
 
-def bench(nx: Nx, name: str, spec: str, side: int, layout: str, all_threads: int,
-          s: Settings, retries: Retries) -> list[Row]:
-    """The rows of one case, dtype, size and layout: one a thread setting."""
+def bench(nx: Nx, name: str, spec: str, size: int, shape: tuple[int, ...], layout: str,
+          all_threads: int, s: Settings, retries: Retries) -> list[Row]:
+    """The rows of one case, dtype, shape and layout: one a thread setting."""
     label = name + (".T" if layout == "T" else "")
-    print(f"{label:8} {spec:18} {side}x{side}", flush=True)
-    nx.ask(f"setup {name} {spec} {side} {layout}")
-    numpy_time = numpy_timer(cases.call(name, spec, side, layout))
-    args = [name, spec, str(side), layout]
+    shape_name = cases.shape_name(shape)
+    print(f"{label:10} {spec:18} {shape_name}", flush=True)
+    nx.ask(f"setup {name} {spec} {shape_name} {layout}")
+    numpy_time = numpy_timer(cases.call(name, spec, shape, layout))
+    args = [name, spec, shape_name, layout]
     numpy_extra = peak([sys.executable, os.path.join(os.path.dirname(__file__), "peak.py"), *args],
                        dict(os.environ))
     rows = []
     for threads in sorted({1, all_threads}):
-        row = Row(label, spec, side, threads, cases.bytes_moved(name, spec, side))
+        row = Row(label, spec, shape, size, threads, cases.bytes_moved(name, spec, shape))
         nx.ask(f"threads {threads}")
         with threadpool_limits(limits=threads):
             measure(row, nx, numpy_time, s, retries)
@@ -213,8 +215,22 @@ def bench(nx: Nx, name: str, spec: str, side: int, layout: str, all_threads: int
     return rows
 
 
+def selected(only: str | None) -> list[cases.Case]:
+    """The cases --only names (comma-separated), in the table's order; every
+    case without it."""
+    if only is None:
+        return cases.CASES
+    names = [n for n in only.split(",") if n]
+    unknown = [n for n in names if n not in {c.name for c in cases.CASES}]
+    if unknown or not names:
+        sys.exit(f"--only {only}: no case {', '.join(unknown)}; the cases are "
+                 f"{','.join(c.name for c in cases.CASES)}")
+    return [c for c in cases.CASES if c.name in names]
+
+
 def run(args) -> None:
     s = QUICK if args.quick else FULL
+    chosen = selected(args.only)
     started = time.time()
     load_before = os.getloadavg()
     print("machine limits ...", flush=True)
@@ -224,15 +240,16 @@ def run(args) -> None:
     all_threads = int(lim["threads_all"])
     nx = Nx(args.nx)
     other, retries = OtherWork(nx), Retries(s.retry_s)
-    rows = [row for case in cases.CASES for spec in case.specs for side in s.sides
-            for layout in ("C", "T")
-            for row in bench(nx, case.name, spec, side, layout, all_threads, s, retries)]
+    rows = [row for case in chosen for spec in case.specs
+            for size, shape in enumerate(case.shapes(s.sides)) for layout in case.layouts
+            for row in bench(nx, case.name, spec, size, shape, layout, all_threads, s, retries)]
     elsewhere = other.cores()
     nx.close()
     meta = {
         "elsewhere": elsewhere,
         "limits_elsewhere": limits_elsewhere,
         "quick": args.quick,
+        "only": args.only,
         "settings": s,
         "seconds": time.time() - started,
         "load": (load_before, os.getloadavg()),
@@ -246,6 +263,7 @@ def run(args) -> None:
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--only", help="the cases to run, comma-separated (all by default)")
     p.add_argument("--nx", required=True)
     p.add_argument("--limits", required=True)
     p.add_argument("--out", required=True)

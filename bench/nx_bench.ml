@@ -2,23 +2,28 @@
 
    nx_bench serve
      reads commands on stdin, one a line, and answers each with one line:
-       setup CASE SPEC SIDE LAYOUT   builds the operands       -> ok
+       setup CASE SPEC SHAPE LAYOUT  builds the operands       -> ok
        threads N                     Nx_cpu.set_threads N      -> ok
        time K                        K calls                   -> seconds per call
      and "error MESSAGE" for a command that fails.
 
-   nx_bench peak CASE SPEC SIDE LAYOUT THREADS
+   nx_bench peak CASE SPEC SHAPE LAYOUT THREADS
      prints the bytes by which resident memory grows over three calls, past
-     the operands (allocated and written first). *)
+     the operands (allocated and written first).
+
+   A SHAPE is extents joined by "x": "3162x3162", or "9998244" for a
+   vector. *)
 
 let serve () =
   let call = ref (fun () -> failwith "no setup") in
   let answer = function
-    | [ "setup"; name; spec; side; layout ] ->
+    | [ "setup"; name; spec; shape; layout ] ->
         (* Frees the previous case's operands first. *)
         call := (fun () -> ());
         Gc.full_major ();
-        call := Operands.call name ~spec ~side:(int_of_string side) ~layout:(Operands.layout_of_string layout);
+        call :=
+          Operands.call name ~spec ~shape:(Operands.shape_of_string shape)
+            ~layout:(Operands.layout_of_string layout);
         "ok"
     | [ "threads"; n ] ->
         Nx_cpu.set_threads (int_of_string n);
@@ -40,12 +45,12 @@ let serve () =
   in
   loop ()
 
-let peak name spec side layout threads =
+let peak name spec shape layout threads =
   Nx_cpu.set_threads threads;
   let layout = Operands.layout_of_string layout in
   (* Starts the thread pool before the baseline. *)
-  Operands.call name ~spec ~side:8 ~layout ();
-  let f = Operands.call name ~spec ~side ~layout in
+  Operands.call name ~spec ~shape:(Array.map (min 8) shape) ~layout ();
+  let f = Operands.call name ~spec ~shape ~layout in
   Gc.full_major ();
   let before = Rss.current () in
   Rss.reset_peak ();
@@ -55,8 +60,8 @@ let peak name spec side layout threads =
 let () =
   match Array.to_list Sys.argv |> List.tl with
   | [ "serve" ] -> serve ()
-  | [ "peak"; name; spec; side; layout; threads ] ->
-      peak name spec (int_of_string side) layout (int_of_string threads)
+  | [ "peak"; name; spec; shape; layout; threads ] ->
+      peak name spec (Operands.shape_of_string shape) layout (int_of_string threads)
   | _ ->
-      prerr_endline "usage: nx_bench serve | nx_bench peak CASE SPEC SIDE LAYOUT THREADS";
+      prerr_endline "usage: nx_bench serve | nx_bench peak CASE SPEC SHAPE LAYOUT THREADS";
       exit 2

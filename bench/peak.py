@@ -2,7 +2,7 @@
 measures ours: the bytes by which resident memory grows over three calls,
 past the operands (allocated and written first).
 
-Usage: python peak.py CASE SPEC SIDE LAYOUT"""
+Usage: python peak.py CASE SPEC SHAPE LAYOUT   (SHAPE as "3162x3162" or "9998244")"""
 
 import gc
 import sys
@@ -18,10 +18,11 @@ def status_kib(field: str) -> int:
     raise RuntimeError(f"no {field} in /proc/self/status")
 
 
-def main(name: str, spec: str, side: str, layout: str) -> None:
+def main(name: str, spec: str, shape_name: str, layout: str) -> None:
+    shape = tuple(int(e) for e in shape_name.split("x"))
     # A first small call loads what numpy loads lazily before the baseline.
-    cases.call(name, spec, 8, layout)()
-    f = cases.call(name, spec, int(side), layout)
+    cases.call(name, spec, tuple(min(e, 8) for e in shape), layout)()
+    f = cases.call(name, spec, shape, layout)
     gc.collect()
     before = 1024 * status_kib("VmRSS")
     with open("/proc/self/clear_refs", "w") as r:

@@ -20,8 +20,12 @@ CSV_HEADER = ["case", "dtype", "shape", "threads", "nx_median_s", "numpy_median_
 BUSY = 0.25  # cores of other work past which a row is marked
 
 
+SIZES = ("small", "mid", "large")  # the summary's names for a case's shapes, by the run's sides
+
+
 def shape(row):
-    return f"{row.side}x{row.side}"
+    """"3162x3162", or "9998244" for a vector."""
+    return "x".join(map(str, row.shape))
 
 
 def mark(row):
@@ -169,23 +173,21 @@ def results_table(rows, lim, threads):
     return lines
 
 
-def hidden(extra, row):
-    """Whether a peak past the operands is more than allocator noise."""
-    return extra > max(256 * 1024, row.bytes_moved // 100)
-
-
 def summary(rows):
-    """numpy/nx for every case, one column per shape and thread setting."""
-    columns = list(dict.fromkeys((shape(r), r.threads) for r in rows))
+    """numpy/nx for every case, one column per size (small, mid, large: the
+    case's shape for each of the run's sides) and thread setting."""
+    columns = sorted({(r.size, r.threads) for r in rows})
     table = {}
     for r in rows:
-        table.setdefault((r.case, r.spec), {})[(shape(r), r.threads)] = r
-    lines = ["| case | dtype | " + " | ".join(f"{sh}, {t} thr." for sh, t in columns) + " |",
-             "|---|---|" + "---:|" * len(columns)]
+        table.setdefault((r.case, r.spec), {})[(r.size, r.threads)] = r
+    lines = ["| case | dtype | shapes | " +
+             " | ".join(f"{SIZES[size]}, {t} thr." for size, t in columns) + " |",
+             "|---|---|---|" + "---:|" * len(columns)]
     for (case, spec), by in table.items():
         cells = [(f"**{ratio(by[c]):.2f}**" if ratio(by[c]) >= 1 else f"{ratio(by[c]):.2f}") + mark(by[c])
-                 for c in columns]
-        lines.append(f"| {case} | {spec} | " + " | ".join(cells) + " |")
+                 if c in by else "" for c in columns]
+        shapes = " / ".join(dict.fromkeys(shape(by[c]) for c in columns if c in by))
+        lines.append(f"| {case} | {spec} | {shapes} | " + " | ".join(cells) + " |")
     slower = sum(ratio(r) < 1 for r in rows)
     busy = sum(mark(r) != "" for r in rows)
     lines += ["", f"We are faster (bold) in {len(rows) - slower} of {len(rows)} rows, "
@@ -250,6 +252,8 @@ def write_markdown(path, rows, lim, meta):
     n = meta["all_threads"]
     (l1, _, _), (l2, _, _) = meta["load"]
     mode = "make bench QUICK=1" if meta["quick"] else "make bench"
+    if meta["only"]:
+        mode = f"bench/run.sh{' --quick' if meta['quick'] else ''} --only {meta['only']}"
     lines = [
         "# nx_cpu against numpy",
         "",
@@ -274,13 +278,25 @@ def write_markdown(path, rows, lim, meta):
         "",
         "## Method",
         "",
-        "- Each case runs through the public API: `Nx_cpu.map` of an `Nx_kernel.Prog` program "
-        "(`bench/cases.ml`) over `Nx_array` operands, from an OCaml executable "
-        "(`bench/nx_bench.ml`); numpy runs the same case (`bench/cases.py`) into a preallocated "
-        "output (`out=`). Inputs hold the same values on both sides, in [-10, 10]. `fma` is one "
-        "fused program on our side; numpy computes `a * b` into a temporary, then adds `c`.",
-        "- Shapes are square; `.T` cases read every input through its transpose (a view, "
-        "strides swapped) and write a contiguous output.",
+        "- Each case runs through the public API over `Nx_array` operands, from an OCaml "
+        "executable (`bench/nx_bench.ml`), as `bench/cases.ml` says: a map is `Nx_cpu.map` of "
+        "an `Nx_kernel.Prog` program; a reduction `Nx_cpu.reduce`, and `cumsum` `Nx_cpu.scan` "
+        "along its one axis, of the identity program of their input, which they read in place. "
+        "The reductions are `Nx_kernel`'s: `sum` and the axis sums Monoid Sum, `max` Monoid "
+        "Max, `argmax` Arg Max (the extreme and its position), `mean` and `var` both Moments "
+        "(two passes, which give the mean and the variance together), `logsumexp` Logsumexp, "
+        "`cumsum` a Monoid Sum scan. numpy runs the same case (`bench/cases.py`): into a "
+        "preallocated output (`out=`) for a map, an axis sum and `cumsum`, otherwise by the "
+        "array's method (`x.sum()`, `x.max()`, `x.argmax()`, `x.mean()`, `x.var()`) or, for "
+        "`logsumexp`, by `m = x.max(); m + np.log(np.exp(x - m).sum())`. Inputs hold the same "
+        "values on both sides, in [-10, 10]. `fma` is one fused program on our side; numpy "
+        "computes `a * b` into a temporary, then adds `c`.",
+        f"- Shapes follow the run's sides ({', '.join(map(str, s.sides))}; the summary calls "
+        f"them small, mid and large in turn): a map runs side x side matrices, `.T` reading every input through "
+        f"its transpose (a view, strides swapped) into a contiguous output; `sum_axis0` and "
+        f"`sum_axis1` side x side matrices, 4096x4096 for side 3162, along axis 0 and axis 1; "
+        f"the other reductions and `cumsum` a vector of side² elements (9998244, about 10M, "
+        f"for side 3162), whole.",
         f"- Timing alternates: for each case and thread setting both sides warm up (at least "
         f"{1000 * s.warmup_s:.0f} ms and 3 calls), then {s.reps} rounds each take one sample of ours "
         f"and one of numpy's, the order swapped every round, so drift hits both. A sample is "
@@ -288,11 +304,13 @@ def write_markdown(path, rows, lim, meta):
         f"around the loop; its time is per call. We report the median and the min of the samples.",
         other_work_method(s),
         f"- Threads: ours through `Nx_cpu.set_threads` (1, then all {n}); numpy's through "
-        f"threadpoolctl. numpy's elementwise functions run on one thread whatever the setting, "
-        f"so its all-thread column is a single-thread figure.",
-        "- GB/s counts each element of the operands once (inputs read, output written), as "
-        "STREAM does; % limit is against the better of copy and triad at the same thread "
-        "count. Small cases live in cache and can pass 100%.",
+        f"threadpoolctl. numpy's elementwise functions, reductions and scans run on one thread "
+        f"whatever the setting, so its all-thread figures are single-thread ones.",
+        "- GB/s counts each element of the operands once (inputs read, output written where "
+        "it is an array), as STREAM does; % limit is against the better of copy and triad at "
+        "the same thread count. Cases that fit in the caches (the small and mid ones; on a "
+        "machine with a large last-level cache, also the large ones, which the timing loop "
+        "reads again and again) can pass 100%.",
         "- Peak memory: each case runs again in a fresh process (`nx_bench peak`, `peak.py`) "
         "with glibc's mmap threshold fixed at 64 KiB, so that every block from 64 KiB up is "
         "mapped afresh and unmapped when freed. Once the operands are allocated and written, "

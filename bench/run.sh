@@ -4,19 +4,31 @@
 # the OCaml side and the machine-limits probe, runs every case and writes
 # bench/RESULTS.md, bench/results.csv and bench/ratios.png.
 #
-# Usage: bash bench/run.sh [--quick]   (with the toolchain on the PATH, as
-# tools/in-root gives it; run from anywhere)
+# Usage: bash bench/run.sh [--quick] [--only CASE,...]   (with the toolchain
+# on the PATH, as tools/in-root gives it; run from anywhere). --only runs
+# those cases alone and writes into _build/bench-only instead of bench/, so
+# that bench/ keeps the last whole run.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if ! command -v dune >/dev/null 2>&1; then exec tools/in-root bash bench/run.sh "$@"; fi
 
-quick=()
-case "${1-}" in
-  --quick) quick=(--quick) ;;
-  "") ;;
-  *) echo "usage: bench/run.sh [--quick]" >&2; exit 2 ;;
-esac
+usage() { echo "usage: bench/run.sh [--quick] [--only CASE,...]" >&2; exit 2; }
+options=()
+out=bench
+while (($#)); do
+  case $1 in
+    --quick) options+=(--quick) ;;
+    --only)
+      (($# >= 2)) || usage
+      options+=(--only "$2")
+      out=_build/bench-only
+      shift
+      ;;
+    *) usage ;;
+  esac
+  shift
+done
 
 start=$SECONDS
 venv=_build/bench-venv
@@ -33,13 +45,13 @@ fi
 
 echo "bench: building"
 bin=_build/bench-bin
-mkdir -p "$bin"
+mkdir -p "$bin" "$out"
 dune build bench/nx_bench.exe
 # A copy, which a concurrent dune build cannot replace during the run.
 cp -f _build/default/bench/nx_bench.exe "$bin/nx_bench.exe"
 gcc -O3 -march=native -fopenmp -Wall -o "$bin/limits" bench/limits.c
 
 # No __pycache__ in bench/.
-PYTHONDONTWRITEBYTECODE=1 MPLBACKEND=Agg "$venv/bin/python" bench/driver.py "${quick[@]}" \
-  --nx "$bin/nx_bench.exe" --limits "$bin/limits" --out bench
-echo "bench: wrote bench/RESULTS.md, bench/results.csv, bench/ratios.png in $((SECONDS - start)) s"
+PYTHONDONTWRITEBYTECODE=1 MPLBACKEND=Agg "$venv/bin/python" bench/driver.py "${options[@]}" \
+  --nx "$bin/nx_bench.exe" --limits "$bin/limits" --out "$out"
+echo "bench: wrote $out/RESULTS.md, $out/results.csv, $out/ratios.png in $((SECONDS - start)) s"
