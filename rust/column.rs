@@ -104,6 +104,15 @@ impl Col {
     }
 }
 
+/// Bytes a value of `d`'s register type takes in a column.
+pub fn register_bytes(d: Dtype) -> usize {
+    match d {
+        Dtype::Bool | Dtype::Bit | Dtype::Int4 | Dtype::Uint4 => 1,
+        d if d.is_narrow_float() => 4,
+        d => d.bytes(),
+    }
+}
+
 /// The int4 value of an i8's low four bits.
 #[inline]
 pub fn wrap_i4(x: i8) -> i8 {

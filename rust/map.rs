@@ -3,12 +3,12 @@
 //! A call is planned first ([`plan`]): every check is made and every refusal
 //! answered before any write. The plan's loop merges the axes that every
 //! operand steps through as one (unless a Coord node reads axes), runs its
-//! innermost axis in tiles of [`TILE`] elements, each node evaluated over a
+//! innermost axis in tiles of up to [`TILE`] elements, each node evaluated over a
 //! whole tile so a fused program makes one pass over memory, and splits the
 //! tiles among threads. Values never depend on the split.
 
 use crate::cast;
-use crate::column::Col;
+use crate::column::{register_bytes, Col};
 use crate::call::Call;
 use crate::door::Claim;
 use crate::dtype::Dtype;
@@ -19,12 +19,50 @@ use crate::pad::Pad;
 use crate::pool;
 use crate::prog::{Node, Prog};
 
-/// Elements of a tile.
+/// The most elements of a tile.
 pub const TILE: usize = 1024;
+
+/// The fewest elements of a tile: below, the fixed cost of each node's
+/// pass over a tile outweighs what the tile saves.
+const TILE_MIN: usize = 256;
+
+/// Bytes a tile's columns and operand runs may take together where the
+/// operands stream from memory: a loop whose tile holds more runs
+/// measurably slower (the runs and the columns crowd each other out of the
+/// first-level cache), one whose tile holds far less pays each node's
+/// fixed cost too often.
+const TILE_BYTES: usize = 12 << 10;
+
+/// Bytes of operands that a loop reads and writes from the caches rather
+/// than memory (the second-level cache of a current core): such a loop
+/// takes tiles of [`TILE`] elements, the fewest passes.
+const CACHED_BYTES: usize = 2 << 20;
+
+/// The tile of a loop of `prog` over `operands` (destinations and loads) of
+/// `size` elements: [`TILE`] elements where the operands fit in the caches,
+/// otherwise the longest power of two from [`TILE_MIN`] to [`TILE`] whose
+/// columns and runs fit in [`TILE_BYTES`].
+fn tile_len(prog: &Prog, operands: &[&View], size: usize) -> usize {
+    let runs: usize = operands.iter().map(|v| v.layout.dtype.bytes().max(1)).sum();
+    if runs.saturating_mul(size) <= CACHED_BYTES {
+        return TILE;
+    }
+    let columns: usize = prog.dtypes.iter().map(|&d| register_bytes(d)).sum();
+    let fit = TILE_BYTES / (columns + runs).max(1);
+    let pow2 = if fit == 0 { 1 } else { 1 << fit.ilog2() };
+    pow2.clamp(TILE_MIN, TILE)
+}
 
 /// The most operands (loads and destinations) whose tables a loop keeps in
 /// place; a loop of more keeps them on the heap for the call.
 pub const MAX_OPERANDS: usize = 16;
+
+/// Work items ahead of the one a thread computes whose operands it
+/// prefetches.
+const AHEAD: usize = 2;
+
+/// Bytes of a cache line.
+const LINE: usize = 64;
 
 /// Elements below which a loop runs on the calling thread alone.
 const PARALLEL_MIN: usize = 1 << 15;
@@ -290,6 +328,8 @@ struct Loop {
     outer_strides: Vec<Vec<isize>>,
     inner_strides: Vec<isize>,
     n_dsts: usize,
+    /// Elements of a tile (see [`tile_len`]).
+    tile: usize,
 }
 
 impl Loop {
@@ -314,12 +354,13 @@ impl Loop {
             inner_strides: strides.iter().map(|s| s.get(r).copied().unwrap_or(0)).collect(),
             outer_strides: strides.into_iter().map(|s| s[..r].to_vec()).collect(),
             n_dsts: p.dsts.len(),
+            tile: tile_len(&p.prog, &views, p.shape.iter().product()),
         }
     }
 
     fn run(&self, prog: &Prog) {
         let rows: usize = self.outer.iter().product();
-        let tiles = self.inner.div_ceil(TILE);
+        let tiles = self.inner.div_ceil(self.tile);
         let items = rows * tiles;
         let size = rows * self.inner;
         let parts = if size < PARALLEL_MIN { 1 } else { (pool::threads() * 4).min(items) };
@@ -329,11 +370,57 @@ impl Loop {
         });
     }
 
+    /// Finds work item `item` (tile `item % tiles` of row `item / tiles`):
+    /// its row's index over the outer axes into `index`, each operand's
+    /// element index at its first element into `base`; gives its length.
+    fn locate(&self, item: usize, tiles: usize, index: &mut [usize], base: &mut [isize]) -> usize {
+        let (row, tile) = (item / tiles, item % tiles);
+        let mut rest = row;
+        for (a, &n) in self.outer.iter().enumerate().rev() {
+            index[a] = rest % n;
+            rest /= n;
+        }
+        let j0 = tile * self.tile;
+        for (op, b) in base.iter_mut().enumerate() {
+            let outer: isize = index.iter().zip(&self.outer_strides[op]).map(|(&i, &st)| i as isize * st).sum();
+            *b = self.offsets[op] + outer + j0 as isize * self.inner_strides[op];
+        }
+        self.tile.min(self.inner - j0)
+    }
+
+    /// Asks the CPU to bring into its caches the elements of a work item
+    /// whose operands start at `base` and run `n` elements: the hardware
+    /// prefetchers stop at page boundaries, about one tile, and so fall
+    /// behind a loop that streams its operands tile by tile.
+    fn prefetch(&self, base: &[isize], n: usize) {
+        #[cfg(target_arch = "x86_64")]
+        for (op, &b) in base.iter().enumerate() {
+            use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let bits = self.dtypes[op].bits() as isize;
+            let step = self.inner_strides[op];
+            let (first, last) = (b, b + (n as isize - 1) * step);
+            let lo = (first.min(last) * bits).div_euclid(8);
+            let hi = (first.max(last) * bits).div_euclid(8) + (bits + 7) / 8;
+            if step.abs() * bits > 8 * LINE as isize {
+                continue;
+            }
+            let p = self.mems[op].base;
+            for at in (lo..hi).step_by(LINE) {
+                // SAFETY: a prefetch is a hint that reads nothing the program
+                // sees and cannot fault; the address is computed with
+                // `wrapping_offset`, which is defined for any offset.
+                unsafe { _mm_prefetch(p.wrapping_offset(at).cast::<i8>(), _MM_HINT_T0) };
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (base, n);
+    }
+
     /// Runs work items `lo..hi`, item `i` being tile `i % tiles` of row
     /// `i / tiles`.
     fn run_items(&self, prog: &Prog, lo: usize, hi: usize, tiles: usize) {
         // Columns as long as the longest tile: a small loop allocates little.
-        let width = TILE.min(self.inner);
+        let width = self.tile.min(self.inner);
         let mut cols: Vec<Col> = prog.dtypes.iter().map(|&d| Col::new(d, width)).collect();
         for (i, node) in prog.nodes.iter().enumerate() {
             if let Node::Const(c) = node {
@@ -342,21 +429,16 @@ impl Loop {
         }
         let n_ops = self.mems.len();
         let mut base = Table::from_fn(n_ops, |_| 0isize);
+        let mut ahead = Table::from_fn(n_ops, |_| 0isize);
         let mut index = vec![0usize; self.outer.len()];
+        let mut ahead_index = index.clone();
         for item in lo..hi {
-            let (row, tile) = (item / tiles, item % tiles);
-            let mut rest = row;
-            for (a, &n) in self.outer.iter().enumerate().rev() {
-                index[a] = rest % n;
-                rest /= n;
+            let n = self.locate(item, tiles, &mut index, base.as_mut_slice());
+            if item + AHEAD < hi {
+                let m = self.locate(item + AHEAD, tiles, &mut ahead_index, ahead.as_mut_slice());
+                self.prefetch(ahead.as_slice(), m);
             }
-            let j0 = tile * TILE;
-            let n = TILE.min(self.inner - j0);
-            for (op, b) in base.as_mut_slice().iter_mut().enumerate() {
-                let s = &self.outer_strides[op];
-                let outer: isize = index.iter().zip(s).map(|(&i, &st)| i as isize * st).sum();
-                *b = self.offsets[op] + outer + j0 as isize * self.inner_strides[op];
-            }
+            let j0 = (item % tiles) * self.tile;
             let base = base.as_slice();
             for i in 0..prog.nodes.len() {
                 let (done, rest) = cols.split_at_mut(i);
@@ -440,3 +522,7 @@ fn constant_column(d: Dtype, lo: u64, hi: u64, n: usize) -> Col {
 #[cfg(test)]
 #[path = "map_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "map_bench.rs"]
+mod bench;

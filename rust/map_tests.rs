@@ -399,3 +399,39 @@ fn a_broadcast_axis_the_pad_leaves_alone_is_held_at_one_element() {
     assert_eq!(view.layout.shape, vec![1000, 5]);
     assert_eq!(view.layout.strides, vec![0, 1]);
 }
+
+/// A loop too large for the caches takes shorter tiles; its results are
+/// those of the same program run piece by piece over pieces that the caches
+/// hold, which take whole tiles.
+#[test]
+fn results_do_not_depend_on_the_tile() {
+    let (f32, f64) = (Dtype::Float32, Dtype::Float64);
+    let nodes = vec![
+        Node::Load(0),
+        Node::Load(1),
+        Node::Unary(Unary::Exp, 0),
+        Node::Cast(f64, 2),
+        Node::Binary(Binary::Mul, 3, 1),
+    ];
+    let prog = Prog::new(vec![f32, f64], nodes, vec![4]).unwrap();
+    let n = 3 << 18;
+    let mut seed = 7u64;
+    let mut a = Buf::random(4 * n, &mut seed);
+    let mut b = Buf::random(8 * n, &mut seed);
+    let (mut whole, mut pieces) = (Buf::zeros(8 * n), Buf::zeros(8 * n));
+    let at = |buf: &mut Buf, d: Dtype, offset: usize, len: usize| {
+        view(Layout { dtype: d, shape: vec![len], strides: vec![1], offset }, buf)
+    };
+    let whole_views = [at(&mut whole, f64, 0, n), at(&mut a, f32, 0, n), at(&mut b, f64, 0, n)];
+    assert!(tile_len(&prog, &whole_views.iter().collect::<Vec<_>>(), n) < TILE);
+    pool::set_threads(2).unwrap();
+    plan(prog.clone(), vec![whole_views[0].clone()], whole_views[1..].to_vec()).unwrap().run().unwrap();
+    let m = 5000;
+    for start in (0..n).step_by(m) {
+        let len = m.min(n - start);
+        let views = [at(&mut pieces, f64, start, len), at(&mut a, f32, start, len), at(&mut b, f64, start, len)];
+        assert_eq!(tile_len(&prog, &views.iter().collect::<Vec<_>>(), len), TILE);
+        plan(prog.clone(), vec![views[0].clone()], views[1..].to_vec()).unwrap().run().unwrap();
+    }
+    assert!(whole.0 == pieces.0, "a whole loop and its pieces differ");
+}

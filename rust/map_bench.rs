@@ -1,0 +1,129 @@
+//! Timing of `map` in Rust alone (no OCaml boundary), one thread:
+//! `cargo test --release --no-default-features --lib map::bench -- --ignored --nocapture`
+//! (`MAP_BENCH=add,exp` keeps the cases whose names are listed). The
+//! benchmarks against numpy are in `bench/`; this is for working on the loop.
+//! Times are the calling thread's CPU time, which other processes sharing
+//! the machine disturb less than the wall clock does.
+
+use super::*;
+use crate::call::Call;
+use crate::prog::{Binary, Unary};
+
+/// Seconds of CPU time the calling thread has used (Linux).
+fn thread_cpu_s() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, t: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut t = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime");
+    t.sec as f64 + t.nsec as f64 * 1e-9
+}
+
+/// A case: its name, the program, the dtype of its operands, whether they
+/// are read transposed, the side of its square shape.
+type Case = (&'static str, Prog, Dtype, bool, usize);
+
+fn cases() -> Vec<Case> {
+    let f32 = Dtype::Float32;
+    let f64 = Dtype::Float64;
+    let add = |d| Prog::new(vec![d, d], vec![Node::Load(0), Node::Load(1), Node::Binary(Binary::Add, 0, 1)], vec![2]).unwrap();
+    let exp = |d| Prog::new(vec![d], vec![Node::Load(0), Node::Unary(Unary::Exp, 0)], vec![1]).unwrap();
+    let fma = |d| {
+        let nodes = vec![
+            Node::Load(0),
+            Node::Load(1),
+            Node::Load(2),
+            Node::Binary(Binary::Mul, 0, 1),
+            Node::Binary(Binary::Add, 3, 2),
+        ];
+        Prog::new(vec![d, d, d], nodes, vec![4]).unwrap()
+    };
+    vec![
+        ("add", add(f32), f32, false, 32),
+        ("add", add(f32), f32, false, 316),
+        ("add", add(f32), f32, false, 3162),
+        ("add", add(f64), f64, false, 3162),
+        ("add.T", add(f32), f32, true, 3162),
+        ("exp", exp(f32), f32, false, 3162),
+        ("exp", exp(f64), f64, false, 3162),
+        ("fma", fma(f32), f32, false, 3162),
+        ("fma.T", fma(f32), f32, true, 3162),
+    ]
+}
+
+/// A plain loop of `a + b` over 10M float32, the speed the loop aims at.
+fn raw_add() {
+    let n = 3162 * 3162;
+    let a = vec![0.5f32; n];
+    let b = vec![0.25f32; n];
+    let mut o = vec![0.0f32; n];
+    let best = (0..5)
+        .map(|_| {
+            let t = thread_cpu_s();
+            for _ in 0..5 {
+                for ((o, &x), &y) in o.iter_mut().zip(&a).zip(&b) {
+                    *o = x + y;
+                }
+                std::hint::black_box(&mut o);
+            }
+            (thread_cpu_s() - t) / 5.0
+        })
+        .fold(f64::INFINITY, f64::min);
+    println!("raw add float32 3162²  {:10.3} µs  {:6.2} GB/s", best * 1e6, (12 * n) as f64 / best / 1e9);
+}
+
+#[test]
+#[ignore]
+fn bench() {
+    raw_add();
+    let only = std::env::var("MAP_BENCH").ok();
+    pool::set_threads(1).unwrap();
+    for (name, prog, d, transposed, side) in cases() {
+        if only.as_ref().is_some_and(|o| !o.split(',').any(|k| k == name)) {
+            continue;
+        }
+        let n = side * side;
+        let bytes = n * d.bytes();
+        let mut bufs: Vec<Vec<u64>> = (0..=prog.operands.len()).map(|_| vec![0x3fe0_0000_3f00_0000u64; bytes.div_ceil(8)]).collect();
+        let mut views: Vec<View> = bufs
+            .iter_mut()
+            .enumerate()
+            .map(|(k, b)| {
+                let mut l = Layout::contiguous(d, &[side, side]);
+                if transposed && k > 0 {
+                    l.strides.reverse();
+                }
+                View::new(l, Memory { base: b.as_mut_ptr() as *mut u8, bytes }).unwrap()
+            })
+            .collect();
+        let loads = views.split_off(1);
+        let call = || plan(prog.clone(), views.clone(), loads.clone()).unwrap().run().unwrap();
+        call();
+        let reps = (100_000_000 / n).clamp(3, 100_000);
+        let best = (0..5)
+            .map(|_| {
+                let t = thread_cpu_s();
+                for _ in 0..reps {
+                    call();
+                }
+                (thread_cpu_s() - t) / reps as f64
+            })
+            .fold(f64::INFINITY, f64::min);
+        let moved = (prog.operands.len() + 1) * bytes;
+        println!(
+            "{:5} {name:6} {:8} {side:5}²  {:10.3} µs  {:6.2} GB/s",
+            std::env::var("TILE").unwrap_or_default(),
+            d.name(),
+            best * 1e6,
+            moved as f64 / best / 1e9
+        );
+    }
+}
