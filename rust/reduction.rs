@@ -84,6 +84,13 @@ pub fn reduced_shape(shape: &[usize], axes: &[usize]) -> Vec<usize> {
 /// Elements below which a call reduces on the calling thread alone.
 const PARALLEL_MIN: usize = 1 << 15;
 
+/// Whether work of `elements` terms splits over the pool's threads: where it
+/// is large and the pool has several. With one thread set, the core's
+/// `parallel` paths would run on rayon's global pool instead.
+fn parallel(elements: usize) -> bool {
+    elements >= PARALLEL_MIN && pool::threads() > 1
+}
+
 /// A checked reduce or scan call.
 pub struct Plan {
     prog: Prog,
@@ -557,24 +564,23 @@ fn reduce_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axes: &[usize], out_
     let mut held = None;
     let terms = terms_of::<T>(p, k, axes, &mut held, matches!(r, Reduction::Monoid(_)))?;
     let mut first = Held::new(T::DTYPE, out_shape)?;
-    let parallel = |len: usize| len >= PARALLEL_MIN;
     match (r, &terms) {
         (Reduction::Monoid(m), Terms::Columns(g)) => {
             let out = first.slice_mut::<T>();
-            let big = out.len() * axes.iter().map(|&a| p.shape[a]).product::<usize>() >= PARALLEL_MIN;
+            let big = parallel(out.len() * axes.iter().map(|&a| p.shape[a]).product::<usize>());
             pool::install(|| T::columns(m, g, out, big));
             Ok(vec![first])
         }
         (_, Terms::Columns(_)) => unreachable!("only Monoid reductions read columns"),
         (Reduction::Monoid(m), Terms::Runs { data, starts, len }) => {
-            per_output(first.slice_mut::<T>(), 1, *len, |o, slot| {
-                slot[0] = T::monoid(m, &data[starts[o]..starts[o] + len], parallel(*len))
-            });
+            let par = parallel(*len);
+            per_output(first.slice_mut::<T>(), 1, *len, |o, slot| slot[0] = T::monoid(m, &data[starts[o]..starts[o] + len], par));
             Ok(vec![first])
         }
         (Reduction::Arg(m), Terms::Runs { data, starts, len }) => {
             let mut pairs = vec![(T::monoid(m, &[], false), 0i64); first.view.layout.size()];
-            per_output(&mut pairs, 1, *len, |o, slot| slot[0] = T::arg(m, &data[starts[o]..starts[o] + len], parallel(*len)));
+            let par = parallel(*len);
+            per_output(&mut pairs, 1, *len, |o, slot| slot[0] = T::arg(m, &data[starts[o]..starts[o] + len], par));
             let mut positions = Held::new(Dtype::Int64, out_shape)?;
             first.slice_mut::<T>().iter_mut().zip(&pairs).for_each(|(v, p)| *v = p.0);
             positions.slice_mut::<i64>().iter_mut().zip(&pairs).for_each(|(v, p)| *v = p.1);
@@ -582,14 +588,16 @@ fn reduce_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axes: &[usize], out_
         }
         (Reduction::Logsumexp, Terms::Runs { data, starts, len }) => {
             let ops = T::real().expect("Logsumexp takes floats");
-            per_output(first.slice_mut::<T>(), 1, *len, |o, slot| slot[0] = (ops.lse)(&data[starts[o]..starts[o] + len], parallel(*len)));
+            let par = parallel(*len);
+            per_output(first.slice_mut::<T>(), 1, *len, |o, slot| slot[0] = (ops.lse)(&data[starts[o]..starts[o] + len], par));
             Ok(vec![first])
         }
         (Reduction::Moments, Terms::Runs { data, starts, len }) => {
             let ops = T::real().expect("Moments takes floats");
             let zero = T::monoid(Monoidal::Sum, &[], false);
             let mut pairs = vec![(zero, zero); first.view.layout.size()];
-            per_output(&mut pairs, 1, *len, |o, slot| slot[0] = (ops.moments)(&data[starts[o]..starts[o] + len], parallel(*len)));
+            let par = parallel(*len);
+            per_output(&mut pairs, 1, *len, |o, slot| slot[0] = (ops.moments)(&data[starts[o]..starts[o] + len], par));
             let mut var = Held::new(T::DTYPE, out_shape)?;
             first.slice_mut::<T>().iter_mut().zip(&pairs).for_each(|(v, p)| *v = p.0);
             var.slice_mut::<T>().iter_mut().zip(&pairs).for_each(|(v, p)| *v = p.1);
@@ -637,7 +645,7 @@ fn scan_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axis: usize, carry: Op
         None => None,
     };
     let carry_of = |o: usize| carries.as_ref().map(|h| h.slice::<T>()[o]);
-    let parallel = len >= PARALLEL_MIN;
+    let parallel = parallel(len);
     let w = len.max(1);
     let order: Vec<usize> = others.iter().chain(&[axis]).copied().collect();
     let mut first = match in_place_destination::<T>(p, r, &order) {

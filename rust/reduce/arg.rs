@@ -9,6 +9,8 @@ use super::BLOCK;
 
 /// Which extreme an Arg finds: [`Max`] or [`Min`], in the order of
 /// [`Ordered`], where a NaN is above every number for either.
+/// Its monoid's [`block`](Monoid::block) gives a block's extreme, a NaN
+/// where a term is one.
 pub trait Pick<T: Ordered>: Monoid<T> {
     /// Whether `a` is strictly better than `b`.
     fn better(a: T, b: T) -> bool;
@@ -28,12 +30,8 @@ impl<T: Ordered> Pick<T> for Min {
     }
 }
 
-/// Whether `a` and `b` are the same value in the order: both NaN, or
-/// neither above the other (then their bits are equal).
-#[inline(always)]
-fn same<T: Ordered>(a: T, b: T) -> bool {
-    if a.nan() { b.nan() } else { !b.nan() && !T::above(a, b) && !T::above(b, a) }
-}
+/// Blocks that one leaf of the tree scans in turn.
+const LEAF_BLOCKS: usize = 16;
 
 /// The Arg of `terms` by `P`: the first term that no other is better than,
 /// the term itself, and its position; `None` for no term. Ties go to the
@@ -51,19 +49,27 @@ where
     if n == 0 {
         return None;
     }
-    // Each block: its extreme by the vectorised reduction, then its first
+    // A leaf scans its blocks in turn: a block's extreme by the vectorised
+    // reduction, then, only where it beats the best so far, its first
     // occurrence.
-    let leaf = |b: usize| {
-        let start = b * BLOCK;
-        terms.with(start, n.min(start + BLOCK), |t| {
-            let e = super::lanes::block::<T, P>(t);
-            let j = t.iter().position(|&x| same(x, e)).expect("the extreme is a term");
-            (t[j], (start + j) as i64)
-        })
+    let span = LEAF_BLOCKS * BLOCK;
+    let leaf = |g: usize| {
+        let end = n.min((g + 1) * span);
+        let mut best: Option<(T, i64)> = None;
+        for start in (g * span..end).step_by(BLOCK) {
+            terms.with(start, end.min(start + BLOCK), |t| {
+                let e = P::block(t);
+                if best.is_none_or(|(b, _)| P::better(e, b)) {
+                    let j = T::position(t, e).expect("the extreme is a term");
+                    best = Some((t[j], (start + j) as i64));
+                }
+            });
+        }
+        best.expect("a leaf holds terms")
     };
     // The left part's positions come first, so it keeps ties.
     let combine = |a: (T, i64), b: (T, i64)| if P::better(b.0, a.0) { b } else { a };
-    Some(tree(0, n.div_ceil(BLOCK), parallel, &leaf, &combine))
+    Some(tree(0, n.div_ceil(span), parallel, &leaf, &combine))
 }
 
 /// An Arg scan of one slice, chunk by chunk: result `i` is the Arg of the

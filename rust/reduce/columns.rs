@@ -5,7 +5,7 @@ use core::ops::Range;
 
 use rayon::prelude::*;
 
-use super::lanes::{columns_round, fold_lanes};
+use super::lanes::fold_lanes;
 use super::monoid::Monoid;
 use super::tree::{tree, GRAIN};
 use super::{BLOCK, LANES};
@@ -16,10 +16,11 @@ pub trait Grid<T>: Sync {
     fn rows(&self) -> usize;
     /// The outputs.
     fn cols(&self) -> usize;
-    /// Calls `f(tile, stride)` with rows `rows` of columns `cols`: term
-    /// `(r, c)` at `tile[(r - rows.start) * stride + c - cols.start]`. The
-    /// reductions ask for at most 16 rows at a time.
-    fn with<R>(&self, rows: Range<usize>, cols: Range<usize>, f: impl FnOnce(&[T], usize) -> R) -> R;
+    /// Calls `f(tile, stride)` with `count` rows `first + k * step` of
+    /// columns `cols`: term `(first + k * step, c)` at
+    /// `tile[k * stride + c - cols.start]`. The reductions ask for at most
+    /// four rows at a time, 16 apart: rows of one lane.
+    fn with<R>(&self, first: usize, step: usize, count: usize, cols: Range<usize>, f: impl FnOnce(&[T], usize) -> R) -> R;
 }
 
 /// A grid in memory, row after row: term `(r, c)` at `data[r * stride + c]`.
@@ -51,15 +52,17 @@ impl<T: Sync> Grid<T> for Strided<'_, T> {
         self.cols
     }
     #[inline]
-    fn with<R>(&self, rows: Range<usize>, cols: Range<usize>, f: impl FnOnce(&[T], usize) -> R) -> R {
-        let start = rows.start * self.stride + cols.start;
-        let end = (rows.end - 1) * self.stride + cols.end;
-        f(&self.data[start..end], self.stride)
+    fn with<R>(&self, first: usize, step: usize, count: usize, cols: Range<usize>, f: impl FnOnce(&[T], usize) -> R) -> R {
+        let stride = step * self.stride;
+        let start = first * self.stride + cols.start;
+        let end = start + (count - 1) * stride + cols.len();
+        f(&self.data[start..end], stride)
     }
 }
 
 /// A grid that a callback writes: `fill(rows, cols, out)` writes the terms
-/// of rows `rows` and columns `cols` into `out`, row after row, without gaps.
+/// of rows `rows` and columns `cols` into `out`, row after row, without gaps
+/// (the reductions ask for one row at a time).
 #[derive(Clone, Copy, Debug)]
 pub struct FillGrid<F> {
     /// The terms of each output.
@@ -81,13 +84,20 @@ where
     fn cols(&self) -> usize {
         self.cols
     }
-    fn with<R>(&self, rows: Range<usize>, cols: Range<usize>, f: impl FnOnce(&[T], usize) -> R) -> R {
+    fn with<R>(&self, first: usize, step: usize, count: usize, cols: Range<usize>, f: impl FnOnce(&[T], usize) -> R) -> R {
         let w = cols.len();
-        let mut buf = vec![T::default(); rows.len() * w];
-        (self.fill)(rows, cols, &mut buf);
+        let mut buf = vec![T::default(); count * w];
+        for (k, row) in buf.chunks_exact_mut(w).enumerate() {
+            let r = first + k * step;
+            (self.fill)(r..r + 1, cols.clone(), row);
+        }
         f(&buf, w)
     }
 }
+
+/// Rows of one lane that a block combines into its accumulators at a time:
+/// each accumulator is loaded and stored once for them.
+const ROWS: usize = 4;
 
 /// Columns reduced together: at most what makes their 16 lanes of
 /// accumulators 256 KiB (so that whole rows of a wide matrix stream from
@@ -98,10 +108,32 @@ fn group_width<T>(cols: usize, parallel: bool) -> usize {
     widest.min(share).max(1)
 }
 
+/// Combines `count` (1 to [`ROWS`]) rows of a tile, row `k` at
+/// `t[k * stride..][..a.len()]`, into the accumulators `a` in turn.
+#[inline(always)]
+fn lane_rows<T: Copy, M: Monoid<T>>(a: &mut [T], t: &[T], stride: usize, count: usize) {
+    let w = a.len();
+    if count == ROWS {
+        let (r0, r1, r2, r3) = (&t[..w], &t[stride..][..w], &t[2 * stride..][..w], &t[3 * stride..][..w]);
+        for c in 0..w {
+            a[c] = M::combine(M::combine(M::combine(M::combine(a[c], r0[c]), r1[c]), r2[c]), r3[c]);
+        }
+    } else {
+        for k in 0..count {
+            for (a, &x) in a.iter_mut().zip(&t[k * stride..][..w]) {
+                *a = M::combine(*a, x);
+            }
+        }
+    }
+}
+
 /// Reduces each column of `grid` by `M` into `out[c]`, with the bits of
-/// [`reduce`](super::reduce) of that column's terms alone: the outputs'
-/// lanes are updated row by row side by side. `parallel` lets groups of
-/// columns, and the blocks' tree of each, run on the rayon pool it runs in.
+/// [`reduce`](super::reduce) of that column's terms alone: within a block,
+/// lane by lane, each lane's rows (16 apart) combined into the outputs'
+/// accumulators side by side, one whole row at a time, so that the rows
+/// stream from memory while one lane's accumulators stay in the L1 cache;
+/// then the lanes' tree. `parallel` lets groups of columns, and the blocks'
+/// tree of each, run on the rayon pool it runs in.
 ///
 /// Panics where `out.len() != grid.cols()`.
 pub fn reduce_columns<T, M, G>(_monoid: M, grid: &G, out: &mut [T], parallel: bool)
@@ -122,14 +154,23 @@ where
         let w = cols.len();
         let leaf = |b: usize| {
             let rows = b * BLOCK..n.min((b + 1) * BLOCK);
-            let mut acc = vec![M::empty(); LANES * w];
-            for start in rows.clone().step_by(LANES) {
-                let tile = start..rows.end.min(start + LANES);
-                grid.with(tile.clone(), cols.clone(), |t, stride| {
-                    columns_round::<T, M>(t, stride, tile.len(), &mut acc, w, start == rows.start);
+            let present = rows.len().min(LANES);
+            let mut acc = vec![M::empty(); present * w];
+            for (lane, a) in acc.chunks_exact_mut(w).enumerate() {
+                let first = rows.start + lane;
+                grid.with(first, LANES, 1, cols.clone(), |row, _| {
+                    for (a, &x) in a.iter_mut().zip(row) {
+                        *a = M::start(x);
+                    }
                 });
+                let mut r = first + LANES;
+                while r < rows.end {
+                    let count = (rows.end - r).div_ceil(LANES).min(ROWS);
+                    grid.with(r, LANES, count, cols.clone(), |t, stride| lane_rows::<T, M>(a, t, stride, count));
+                    r += count * LANES;
+                }
             }
-            fold_lanes::<T, M>(&mut acc, w, rows.len().min(LANES));
+            fold_lanes::<T, M>(&mut acc, w, present);
             acc.truncate(w);
             acc
         };

@@ -25,40 +25,19 @@ pub(crate) fn block<T: Copy, M: Monoid<T>>(terms: &[T]) -> T {
     acc[0]
 }
 
-/// [`Monoid::rows`] out of line, so that the vectoriser sees the lanes
+/// Whole rows of 16 terms into the 16 lanes, lane `l` taking term `l` of
+/// each row in turn; out of line, so that the vectoriser sees the lanes
 /// alone: inlined into a block, they stay scalar.
 #[inline(never)]
 fn rows<T: Copy, M: Monoid<T>>(acc: &mut [T; LANES], terms: &[T]) {
-    M::rows(acc, terms);
-}
-
-/// One round of lane order for `w` outputs side by side: `rows` rows of a
-/// block's next 16 (row `k` at `tile[k * stride..][..w]`, one term per
-/// output) go to lanes `0..rows` of `acc`, lane `l` at `acc[l * w..][..w]`.
-/// The block's first round (`first`) starts the lanes, later ones combine.
-#[inline]
-pub(crate) fn columns_round<T: Copy, M: Monoid<T>>(
-    tile: &[T],
-    stride: usize,
-    rows: usize,
-    acc: &mut [T],
-    w: usize,
-    first: bool,
-) {
-    debug_assert!(rows <= LANES);
-    for k in 0..rows {
-        let row = &tile[k * stride..][..w];
-        let lane = &mut acc[k * w..][..w];
-        if first {
-            for (a, &x) in lane.iter_mut().zip(row) {
-                *a = M::start(x);
-            }
-        } else {
-            for (a, &x) in lane.iter_mut().zip(row) {
-                *a = M::combine(*a, x);
-            }
+    let mut a = *acc;
+    for row in terms.chunks_exact(LANES) {
+        let row: &[T; LANES] = row.try_into().unwrap();
+        for l in 0..LANES {
+            a[l] = M::combine(a[l], row[l]);
         }
     }
+    *acc = a;
 }
 
 /// The lanes' tree for `w` outputs side by side, lane `l` at

@@ -2,7 +2,8 @@
 
 use super::network::Network;
 use super::real::{cut_exp, Real};
-use super::terms::{Mapped, Terms};
+use super::terms::Terms;
+use super::tree::tree;
 use super::BLOCK;
 
 /// The Logsumexp of `terms`: the maximum m, then c + log s with c = m where
@@ -15,7 +16,25 @@ pub fn logsumexp<F: Real, S: Terms<F> + ?Sized>(terms: &S, parallel: bool) -> F 
         return m;
     }
     let c = if m.finite() { m } else { F::ZERO };
-    c + F::sum(&Mapped::new(terms, |x: F| cut_exp(x - c)), parallel).ln()
+    let n = terms.count();
+    // Each block's exps by the kind's vectorised slice form, which has its
+    // scalar form's bits, an argument below the cut made -∞, whose exp is
+    // the +0 the cut gives; then the block's lane-order sum.
+    let leaf = |b: usize| {
+        terms.with(b * BLOCK, n.min((b + 1) * BLOCK), |xs| {
+            let (mut d, mut e) = ([F::ZERO; BLOCK], [F::ZERO; BLOCK]);
+            let (d, e) = (&mut d[..xs.len()], &mut e[..xs.len()]);
+            for (d, &x) in d.iter_mut().zip(xs) {
+                let z = x - c;
+                *d = if z < F::CUT { F::LOWEST } else { z };
+            }
+            F::exp_slice(d, e);
+            F::sum_block(e)
+        })
+    };
+    // The blocks' tree of a Sum, whose combine is an addition.
+    let s = if n == 0 { F::ZERO } else { tree(0, n.div_ceil(BLOCK), parallel, &leaf, &|a: F, b: F| a + b) };
+    c + s.ln()
 }
 
 /// A Logsumexp state: a maximum m and a sum s.

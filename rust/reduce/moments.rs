@@ -1,9 +1,10 @@
 //! Moments: the two-pass reduction, and the scan by the odd/even network.
 
 use super::network::Network;
-use super::real::{Pair, Real};
-use super::terms::{Mapped, Terms};
-use super::BLOCK;
+use super::real::Real;
+use super::terms::Terms;
+use super::tree::tree;
+use super::{BLOCK, LANES};
 
 /// The mean and the variance of `terms`: the mean c, their lane-order sum
 /// over their count, then, d = x - c, (Σ d² - Σ d (Σ d / n)) / n of
@@ -11,16 +12,16 @@ use super::BLOCK;
 /// both a NaN where c is (as for no term). `parallel` as for
 /// [`reduce`](super::reduce).
 pub fn moments<F: Real, S: Terms<F> + ?Sized>(terms: &S, parallel: bool) -> (F, F) {
-    let n = F::of_count(terms.count());
+    let count = terms.count();
+    let n = F::of_count(count);
     let c = F::sum(terms, parallel) / n;
+    // No term gives 0 / 0: a NaN.
     if c.nan() {
         return (c, c);
     }
-    let d = Mapped::new(terms, |x: F| {
-        let d = x - c;
-        Pair(d, d * d)
-    });
-    let Pair(s1, s2) = super::reduce(super::Sum, &d, parallel);
+    let leaf = |b: usize| terms.with(b * BLOCK, count.min((b + 1) * BLOCK), |xs| deviations(xs, c));
+    let combine = |a: (F, F), b: (F, F)| (a.0 + b.0, a.1 + b.1);
+    let (s1, s2) = tree(0, count.div_ceil(BLOCK), parallel, &leaf, &combine);
     let var = if s2 == F::INFINITY {
         s2
     } else {
@@ -28,6 +29,46 @@ pub fn moments<F: Real, S: Terms<F> + ?Sized>(terms: &S, parallel: bool) -> (F, 
         if v < F::ZERO { F::ZERO } else { v }
     };
     (c, var)
+}
+
+/// The lane-order sums of d = x - c and of d * d over one block of 1 to
+/// [`BLOCK`] terms, side by side, each with the bits of its own sum (the
+/// products rounded, never fused into the sums).
+fn deviations<F: Real>(xs: &[F], c: F) -> (F, F) {
+    let n = xs.len();
+    let (mut s, mut q) = ([F::ZERO; LANES], [F::ZERO; LANES]);
+    // Each lane's first term: +0 + d, +0 + d * d.
+    for (l, &x) in xs.iter().take(LANES).enumerate() {
+        let d = x - c;
+        (s[l], q[l]) = (F::ZERO + d, F::ZERO + d * d);
+    }
+    if n > LANES {
+        let full = n - n % LANES;
+        deviation_rows(&mut s, &mut q, &xs[LANES..full], c);
+        for (l, &x) in xs[full..].iter().enumerate() {
+            let d = x - c;
+            (s[l], q[l]) = (s[l] + d, q[l] + d * d);
+        }
+    }
+    let present = n.min(LANES);
+    F::sum_lanes(&mut s, present);
+    F::sum_lanes(&mut q, present);
+    (s[0], q[0])
+}
+
+/// Whole rows of 16 terms into the lanes of both sums; out of line, so that
+/// the vectoriser sees the lanes alone.
+#[inline(never)]
+fn deviation_rows<F: Real>(s: &mut [F; LANES], q: &mut [F; LANES], xs: &[F], c: F) {
+    let (mut a, mut b) = (*s, *q);
+    for row in xs.chunks_exact(LANES) {
+        for l in 0..LANES {
+            let d = row[l] - c;
+            a[l] = a[l] + d;
+            b[l] = b[l] + d * d;
+        }
+    }
+    (*s, *q) = (a, b);
 }
 
 /// A Moments state: a mean μ, a sum S of squared deviations, a count n.

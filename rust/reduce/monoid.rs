@@ -6,7 +6,7 @@
 
 use num_complex::Complex;
 
-use super::LANES;
+use super::lanes;
 
 /// A reduction's step: how a lane starts from its first term and how two
 /// partial results combine. `combine(a, b)` takes `a` as the earlier terms'.
@@ -20,26 +20,29 @@ pub trait Monoid<T: Copy>: Copy + Send + Sync + 'static {
     fn start(x: T) -> T;
     /// The partial result of `a`'s terms then `b`'s.
     fn combine(a: T, b: T) -> T;
-    /// Combines whole rows of 16 terms into 16 lanes, lane `l` taking term
-    /// `l` of each row in turn: `acc[l] = combine(acc[l], row[l])`. A monoid
-    /// may override it with a faster loop of the same bits.
+    /// The lane-order result of one block of 1 to [`BLOCK`](super::BLOCK)
+    /// terms. A monoid whose bits ignore association (Max, Min) overrides it
+    /// with a faster loop of the same bits.
     #[inline(always)]
-    fn rows(acc: &mut [T; LANES], terms: &[T]) {
-        each_row(acc, terms, Self::combine);
+    fn block(terms: &[T]) -> T {
+        lanes::block::<T, Self>(terms)
     }
 }
 
-/// `acc[l] = f(acc[l], row[l])` for each row of 16 terms in turn.
+/// The position of the first term where `hit` holds: 16 terms at a time
+/// tested together, a loop without exits that the vectoriser takes, then
+/// the one that hit.
 #[inline(always)]
-pub(crate) fn each_row<T: Copy>(acc: &mut [T; LANES], terms: &[T], f: impl Fn(T, T) -> T) {
-    let mut a = *acc;
-    for row in terms.chunks_exact(LANES) {
-        let row: &[T; LANES] = row.try_into().unwrap();
-        for l in 0..LANES {
-            a[l] = f(a[l], row[l]);
+fn first_where<T: Copy>(terms: &[T], hit: impl Fn(T) -> bool) -> Option<usize> {
+    const W: usize = 16;
+    let mut rows = terms.chunks_exact(W);
+    for (r, row) in rows.by_ref().enumerate() {
+        if row.iter().fold(false, |h, &x| h | hit(x)) {
+            return row.iter().position(|&x| hit(x)).map(|j| r * W + j);
         }
     }
-    *acc = a;
+    let full = terms.len() - rows.remainder().len();
+    rows.remainder().iter().position(|&x| hit(x)).map(|j| full + j)
 }
 
 /// Sum: real and integer addition (integers wrap), complex part by part.
@@ -89,16 +92,24 @@ pub trait Ordered: Copy + Send + Sync + 'static {
     fn max2(a: Self, b: Self) -> Self;
     /// The lesser of `a` and `b`, a NaN where either is.
     fn min2(a: Self, b: Self) -> Self;
-    /// `max2` of `init` and `terms`, in an order of the implementation's
+    /// `max2` of `terms` (at least one), in an order of the implementation's
     /// choosing (any order gives the same bits, NaNs aside).
     #[inline(always)]
-    fn max_fold(init: Self, terms: &[Self]) -> Self {
-        terms.iter().fold(init, |a, &x| Self::max2(a, x))
+    fn max_of(terms: &[Self]) -> Self {
+        terms[1..].iter().fold(terms[0], |a, &x| Self::max2(a, x))
     }
-    /// `min2` of `init` and `terms`, in any order.
+    /// `min2` of `terms` (at least one), in any order.
     #[inline(always)]
-    fn min_fold(init: Self, terms: &[Self]) -> Self {
-        terms.iter().fold(init, |a, &x| Self::min2(a, x))
+    fn min_of(terms: &[Self]) -> Self {
+        terms[1..].iter().fold(terms[0], |a, &x| Self::min2(a, x))
+    }
+    /// The position of the first term of `terms` that is `e` in the order:
+    /// a NaN where `e` is one, else a term neither above nor below it (of
+    /// its bits); `None` where there is none.
+    #[inline(always)]
+    fn position(terms: &[Self], e: Self) -> Option<usize> {
+        let same = |x: Self| if e.nan() { x.nan() } else { !x.nan() && !Self::above(x, e) && !Self::above(e, x) };
+        terms.iter().position(|&x| same(x))
     }
     /// The identity of Max: below every other value.
     const LOWEST: Self;
@@ -121,18 +132,76 @@ fn flip64(b: i64) -> i64 {
     b ^ (((b >> 63) as u64) >> 1) as i64
 }
 
-/// A float Max or Min fold over keys (`$pick` is `max` or `min`).
-macro_rules! keyed_fold {
-    ($f:ty, $i:ty, $flip:ident, $init:ident, $terms:ident, $pick:ident) => {{
-        let (nan, k) = $terms.iter().fold(($init.is_nan() as u8, $flip($init.to_bits() as $i)), |(n, k), x| {
-            (n | x.is_nan() as u8, k.$pick($flip(x.to_bits() as $i)))
-        });
-        if nan != 0 { <$f>::NAN } else { <$f>::from_bits($flip(k) as _) }
-    }};
+/// Three integer reductions of a float run's bits, which the loop
+/// vectoriser takes (one instruction each per vector): the greatest as a
+/// signed integer, and the least and the greatest as an unsigned one. They
+/// give both extremes (`float_extremes`).
+#[derive(Clone, Copy)]
+struct Spans<S, U> {
+    signed_max: S,
+    unsigned_min: U,
+    unsigned_max: U,
+}
+
+macro_rules! spans {
+    ($name:ident, $f:ty, $s:ty, $u:ty) => {
+        #[inline(always)]
+        fn $name(terms: &[$f]) -> Spans<$s, $u> {
+            let (mut sm, mut un, mut ux) = (<$s>::MIN, <$u>::MAX, <$u>::MIN);
+            for x in terms {
+                let b = x.to_bits();
+                sm = sm.max(b as $s);
+                un = un.min(b);
+                ux = ux.max(b);
+            }
+            Spans { signed_max: sm, unsigned_min: un, unsigned_max: ux }
+        }
+    };
+}
+spans!(spans32, f32, i32, u32);
+spans!(spans64, f64, i64, u64);
+
+/// `max_of` and `min_of` of a float type from its [`Spans`].
+macro_rules! float_extremes {
+    ($f:ty, $s:ty, $u:ty, $spans:ident) => {
+        /// Max: a NaN where a positive NaN makes the signed greatest pass
+        /// +∞'s bits or a negative one the unsigned greatest pass -∞'s;
+        /// otherwise, where a term is not negative (+0 included), the signed
+        /// greatest, which orders those as the floats; otherwise, all
+        /// negative (-0 included), the least magnitude, the unsigned least.
+        #[inline(always)]
+        fn max_of(terms: &[$f]) -> $f {
+            let s = $spans(terms);
+            let inf = <$f>::INFINITY.to_bits();
+            if s.signed_max > inf as $s || s.unsigned_max > (-<$f>::INFINITY).to_bits() {
+                <$f>::NAN
+            } else if s.signed_max >= 0 {
+                <$f>::from_bits(s.signed_max as $u)
+            } else {
+                <$f>::from_bits(s.unsigned_min)
+            }
+        }
+        /// Min from the same [`Spans`]: a NaN as for Max; otherwise, where a
+        /// term is negative (-0 included), the greatest magnitude among
+        /// them, the unsigned greatest; otherwise the unsigned least.
+        #[inline(always)]
+        fn min_of(terms: &[$f]) -> $f {
+            let s = $spans(terms);
+            let inf = <$f>::INFINITY.to_bits();
+            let sign = !(<$u>::MAX >> 1);
+            if s.signed_max > inf as $s || s.unsigned_max > (-<$f>::INFINITY).to_bits() {
+                <$f>::NAN
+            } else if s.unsigned_max >= sign {
+                <$f>::from_bits(s.unsigned_max)
+            } else {
+                <$f>::from_bits(s.unsigned_min)
+            }
+        }
+    };
 }
 
 macro_rules! float_monoids {
-    ($($f:ty, $i:ty, $flip:ident);*) => {$(
+    ($($f:ty, $i:ty, $u:ty, $flip:ident, $spans:ident);*) => {$(
         impl Monoid<$f> for Sum {
             #[inline(always)] fn empty() -> $f { 0.0 }
             #[inline(always)] fn start(x: $f) -> $f { 0.0 + x }
@@ -172,15 +241,14 @@ macro_rules! float_monoids {
                 let r = if $flip(b.to_bits() as $i) < $flip(a.to_bits() as $i) { b } else { a };
                 if a.is_nan() | b.is_nan() { a + b } else { r }
             }
-            // Two integer reductions in one loop, which the loop vectoriser
-            // takes: an or of NaN flags, and a max (min) of keys.
+            float_extremes!($f, $i, $u, $spans);
             #[inline(always)]
-            fn max_fold(init: $f, terms: &[$f]) -> $f {
-                keyed_fold!($f, $i, $flip, init, terms, max)
-            }
-            #[inline(always)]
-            fn min_fold(init: $f, terms: &[$f]) -> $f {
-                keyed_fold!($f, $i, $flip, init, terms, min)
+            fn position(terms: &[$f], e: $f) -> Option<usize> {
+                if e.is_nan() {
+                    first_where(terms, |x: $f| x.is_nan())
+                } else {
+                    first_where(terms, |x: $f| x.to_bits() == e.to_bits())
+                }
             }
             const LOWEST: $f = <$f>::NEG_INFINITY;
             const HIGHEST: $f = <$f>::INFINITY;
@@ -204,7 +272,7 @@ macro_rules! float_monoids {
         }
     )*};
 }
-float_monoids!(f32, i32, flip32; f64, i64, flip64);
+float_monoids!(f32, i32, u32, flip32, spans32; f64, i64, u64, flip64, spans64);
 
 macro_rules! int_monoids {
     ($($i:ty),*) => {$(
@@ -223,6 +291,12 @@ macro_rules! int_monoids {
             #[inline(always)] fn above(a: $i, b: $i) -> bool { a > b }
             #[inline(always)] fn max2(a: $i, b: $i) -> $i { a.max(b) }
             #[inline(always)] fn min2(a: $i, b: $i) -> $i { a.min(b) }
+            #[inline(always)]
+            fn max_of(terms: &[$i]) -> $i { terms.iter().fold(<$i>::MIN, |a, &x| a.max(x)) }
+            #[inline(always)]
+            fn min_of(terms: &[$i]) -> $i { terms.iter().fold(<$i>::MAX, |a, &x| a.min(x)) }
+            #[inline(always)]
+            fn position(terms: &[$i], e: $i) -> Option<usize> { first_where(terms, |x: $i| x == e) }
             const LOWEST: $i = <$i>::MIN;
             const HIGHEST: $i = <$i>::MAX;
         }
@@ -243,10 +317,10 @@ impl<T: Ordered> Monoid<T> for Max {
     fn combine(a: T, b: T) -> T {
         T::max2(a, b)
     }
-    // Bits that ignore association: one running value over all rows.
+    // Bits that ignore association: one pass in any order.
     #[inline(always)]
-    fn rows(acc: &mut [T; LANES], terms: &[T]) {
-        acc[0] = T::max_fold(acc[0], terms);
+    fn block(terms: &[T]) -> T {
+        T::max_of(terms)
     }
 }
 
@@ -264,7 +338,7 @@ impl<T: Ordered> Monoid<T> for Min {
         T::min2(a, b)
     }
     #[inline(always)]
-    fn rows(acc: &mut [T; LANES], terms: &[T]) {
-        acc[0] = T::min_fold(acc[0], terms);
+    fn block(terms: &[T]) -> T {
+        T::min_of(terms)
     }
 }

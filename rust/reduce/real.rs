@@ -3,7 +3,9 @@
 
 use core::ops::{Add, Div, Mul, Sub};
 
+use super::lanes::fold_lanes;
 use super::monoid::{Max, Monoid, Ordered, Sum};
+use super::LANES;
 
 /// f32 or f64.
 pub trait Real:
@@ -34,6 +36,11 @@ pub trait Real:
     fn sum<S: super::Terms<Self> + ?Sized>(terms: &S, parallel: bool) -> Self;
     /// Max over the carrier.
     fn max<S: super::Terms<Self> + ?Sized>(terms: &S, parallel: bool) -> Self;
+    /// The lane-order Sum of one block of 1 to [`BLOCK`](super::BLOCK) terms.
+    fn sum_block(terms: &[Self]) -> Self;
+    /// The lanes' tree of a Sum over lanes `0..present` of `acc`, into
+    /// `acc[0]`.
+    fn sum_lanes(acc: &mut [Self; LANES], present: usize);
 }
 
 /// exp and log, behind one trait so that their source changes in one place.
@@ -42,10 +49,13 @@ pub trait ExpLog: Sized {
     fn exp(self) -> Self;
     /// The natural logarithm.
     fn ln(self) -> Self;
+    /// `exp` of each element of `x` into `out`, of the same length, with
+    /// the bits of `exp`, vectorised.
+    fn exp_slice(x: &[Self], out: &mut [Self]);
 }
 
 macro_rules! real {
-    ($($f:ty, $cut:expr, $u:expr, $exp:path, $ln:path);*) => {$(
+    ($($f:ty, $cut:expr, $u:expr, $exp:path, $ln:path, $exps:path);*) => {$(
         impl Real for $f {
             const ZERO: $f = 0.0;
             const INFINITY: $f = <$f>::INFINITY;
@@ -59,42 +69,31 @@ macro_rules! real {
             fn max<S: super::Terms<$f> + ?Sized>(terms: &S, parallel: bool) -> $f {
                 super::reduce(Max, terms, parallel)
             }
+            #[inline(always)]
+            fn sum_block(terms: &[$f]) -> $f {
+                <Sum as Monoid<$f>>::block(terms)
+            }
+            #[inline(always)]
+            fn sum_lanes(acc: &mut [$f; LANES], present: usize) {
+                fold_lanes::<$f, Sum>(acc, 1, present)
+            }
         }
         /// The math library's Exp and Log (`crate::kinds`), the kinds'
         /// own bits.
         impl ExpLog for $f {
             #[inline(always)] fn exp(self) -> $f { $exp(self) }
             #[inline(always)] fn ln(self) -> $f { $ln(self) }
+            #[inline(always)] fn exp_slice(x: &[$f], out: &mut [$f]) { $exps(x, out) }
         }
     )*};
 }
 real!(
-    f32, -87.0, 1.0 / 16_777_216.0, crate::kinds::exp_f32, crate::kinds::log_f32;
-    f64, -708.0, 1.0 / 9_007_199_254_740_992.0, crate::kinds::exp_f64, crate::kinds::log_f64
+    f32, -87.0, 1.0 / 16_777_216.0, crate::kinds::exp_f32, crate::kinds::log_f32, crate::kinds::exp_f32_slice;
+    f64, -708.0, 1.0 / 9_007_199_254_740_992.0, crate::kinds::exp_f64, crate::kinds::log_f64, crate::kinds::exp_f64_slice
 );
 
 /// exp z, or 0 for z below the cut (a NaN stays a NaN).
 #[inline(always)]
 pub(crate) fn cut_exp<F: Real>(z: F) -> F {
     if z < F::CUT { F::ZERO } else { z.exp() }
-}
-
-/// Two sums side by side (Moments' Σ d and Σ d²), each with the bits of its
-/// own lane-order sum.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Pair<F>(pub(crate) F, pub(crate) F);
-
-impl<F: Real> Monoid<Pair<F>> for Sum {
-    #[inline(always)]
-    fn empty() -> Pair<F> {
-        Pair(F::ZERO, F::ZERO)
-    }
-    #[inline(always)]
-    fn start(x: Pair<F>) -> Pair<F> {
-        Pair(F::ZERO + x.0, F::ZERO + x.1)
-    }
-    #[inline(always)]
-    fn combine(a: Pair<F>, b: Pair<F>) -> Pair<F> {
-        Pair(a.0 + b.0, a.1 + b.1)
-    }
 }

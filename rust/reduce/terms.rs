@@ -1,8 +1,6 @@
 //! Where terms come from: a slice in memory, or a callback that materialises
 //! them a block at a time.
 
-use core::marker::PhantomData;
-
 use super::BLOCK;
 
 /// A sequence of terms numbered from 0, handed over a block at a time.
@@ -49,44 +47,6 @@ where
         with_buffer(end - start, |buf| {
             (self.fill)(start, buf);
             f(buf)
-        })
-    }
-}
-
-/// Terms of another source, each mapped by `map` (private: the second passes
-/// of Logsumexp and Moments).
-pub(crate) struct Mapped<'a, T, S: ?Sized, G> {
-    inner: &'a S,
-    map: G,
-    from: PhantomData<fn(T)>,
-}
-
-impl<'a, T, S: ?Sized, G> Mapped<'a, T, S, G> {
-    /// The terms of `inner`, each mapped by `map`.
-    pub(crate) fn new(inner: &'a S, map: G) -> Self {
-        Mapped { inner, map, from: PhantomData }
-    }
-}
-
-impl<T, U, S, G> Terms<U> for Mapped<'_, T, S, G>
-where
-    S: Terms<T> + ?Sized,
-    U: Copy + Default,
-    G: Fn(T) -> U + Sync,
-    T: Copy,
-{
-    #[inline]
-    fn count(&self) -> usize {
-        self.inner.count()
-    }
-    fn with<R>(&self, start: usize, end: usize, f: impl FnOnce(&[U]) -> R) -> R {
-        self.inner.with(start, end, |xs| {
-            with_buffer(xs.len(), |buf| {
-                for (b, &x) in buf.iter_mut().zip(xs) {
-                    *b = (self.map)(x);
-                }
-                f(buf)
-            })
         })
     }
 }

@@ -2,7 +2,6 @@
 
 use core::ops::Range;
 
-use super::lanes::block;
 use super::monoid::Monoid;
 use super::terms::Terms;
 use super::BLOCK;
@@ -72,7 +71,7 @@ where
 {
     let leaf = |b: usize| {
         let start = range.start + b * BLOCK;
-        terms.with(start, range.end.min(start + BLOCK), block::<T, M>)
+        terms.with(start, range.end.min(start + BLOCK), M::block)
     };
     tree(0, range.len().div_ceil(BLOCK), parallel, &leaf, &M::combine)
 }

@@ -3,6 +3,8 @@
 
 mod data;
 mod dd;
+mod extremes;
+mod passes;
 mod reference;
 mod scans;
 mod stats;
