@@ -61,6 +61,11 @@ pub const MAX_OPERANDS: usize = 16;
 /// prefetches.
 const AHEAD: usize = 2;
 
+/// Rows of a block where an operand is strided (see [`Loop::blocked`]):
+/// enough for a line of float32 written a column at a time to fill before
+/// it leaves the first-level cache.
+const BLOCK_ROWS: usize = 16;
+
 /// Bytes of a cache line.
 const LINE: usize = 64;
 
@@ -330,6 +335,8 @@ struct Loop {
     n_dsts: usize,
     /// Elements of a tile (see [`tile_len`]).
     tile: usize,
+    /// Rows of a block (see [`Loop::blocked`]).
+    block: usize,
 }
 
 impl Loop {
@@ -338,6 +345,7 @@ impl Loop {
         let mut shape = p.shape.clone();
         let mut strides: Vec<Vec<isize>> = views.iter().map(|v| v.layout.strides.clone()).collect();
         if p.prog.max_coord_axis().is_none() {
+            innermost_by_strides(&mut shape, &mut strides, &views);
             merge_axes(&mut shape, &mut strides);
         }
         let (inner, outer) = match shape.split_last() {
@@ -355,7 +363,21 @@ impl Loop {
             outer_strides: strides.into_iter().map(|s| s[..r].to_vec()).collect(),
             n_dsts: p.dsts.len(),
             tile: tile_len(&p.prog, &views, p.shape.iter().product()),
+            block: 1,
         }
+        .blocked()
+    }
+
+    /// The loop with rows in blocks where an operand's innermost step
+    /// jumps a cache line an element: the block's rows take a tile's
+    /// columns in turn, so each line (and page) such an operand brings in
+    /// serves the rows of the block before it leaves the caches.
+    fn blocked(mut self) -> Loop {
+        let strided = self.inner_strides.iter().zip(&self.dtypes).any(|(&s, d)| s.unsigned_abs() * d.bits() >= 8 * LINE);
+        if strided && !self.outer.is_empty() {
+            self.block = BLOCK_ROWS;
+        }
+        self
     }
 
     fn run(&self, prog: &Prog) {
@@ -366,15 +388,26 @@ impl Loop {
         let parts = if size < PARALLEL_MIN { 1 } else { (pool::threads() * 4).min(items) };
         pool::run_parts(parts, |part| {
             let (lo, hi) = (items * part / parts, items * (part + 1) / parts);
-            self.run_items(prog, lo, hi, tiles)
+            self.run_items(prog, lo, hi, rows, tiles)
         });
     }
 
-    /// Finds work item `item` (tile `item % tiles` of row `item / tiles`):
-    /// its row's index over the outer axes into `index`, each operand's
-    /// element index at its first element into `base`; gives its length.
-    fn locate(&self, item: usize, tiles: usize, index: &mut [usize], base: &mut [isize]) -> usize {
-        let (row, tile) = (item / tiles, item % tiles);
+    /// The row and the tile of work item `item` of a loop of `rows` rows of
+    /// `tiles` tiles: rows go in blocks, a block's rows taking each tile in
+    /// turn.
+    fn row_tile(&self, item: usize, rows: usize, tiles: usize) -> (usize, usize) {
+        let per_block = self.block * tiles;
+        let b = item / per_block;
+        let rows_here = self.block.min(rows - b * self.block);
+        let rest = item - b * per_block;
+        (b * self.block + rest % rows_here, rest / rows_here)
+    }
+
+    /// Finds work item `item`: its row's index over the outer axes into
+    /// `index`, each operand's element index at its first element into
+    /// `base`; gives its first index on the innermost axis and its length.
+    fn locate(&self, item: usize, rows: usize, tiles: usize, index: &mut [usize], base: &mut [isize]) -> (usize, usize) {
+        let (row, tile) = self.row_tile(item, rows, tiles);
         let mut rest = row;
         for (a, &n) in self.outer.iter().enumerate().rev() {
             index[a] = rest % n;
@@ -385,7 +418,7 @@ impl Loop {
             let outer: isize = index.iter().zip(&self.outer_strides[op]).map(|(&i, &st)| i as isize * st).sum();
             *b = self.offsets[op] + outer + j0 as isize * self.inner_strides[op];
         }
-        self.tile.min(self.inner - j0)
+        (j0, self.tile.min(self.inner - j0))
     }
 
     /// Asks the CPU to bring into its caches the elements of a work item
@@ -416,9 +449,9 @@ impl Loop {
         let _ = (base, n);
     }
 
-    /// Runs work items `lo..hi`, item `i` being tile `i % tiles` of row
-    /// `i / tiles`.
-    fn run_items(&self, prog: &Prog, lo: usize, hi: usize, tiles: usize) {
+    /// Runs work items `lo..hi` of a loop of `rows` rows of `tiles` tiles
+    /// (see [`Loop::row_tile`]).
+    fn run_items(&self, prog: &Prog, lo: usize, hi: usize, rows: usize, tiles: usize) {
         // Columns as long as the longest tile: a small loop allocates little.
         let width = self.tile.min(self.inner);
         let mut cols: Vec<Col> = prog.dtypes.iter().map(|&d| Col::new(d, width)).collect();
@@ -433,12 +466,11 @@ impl Loop {
         let mut index = vec![0usize; self.outer.len()];
         let mut ahead_index = index.clone();
         for item in lo..hi {
-            let n = self.locate(item, tiles, &mut index, base.as_mut_slice());
+            let (j0, n) = self.locate(item, rows, tiles, &mut index, base.as_mut_slice());
             if item + AHEAD < hi {
-                let m = self.locate(item + AHEAD, tiles, &mut ahead_index, ahead.as_mut_slice());
+                let (_, m) = self.locate(item + AHEAD, rows, tiles, &mut ahead_index, ahead.as_mut_slice());
                 self.prefetch(ahead.as_slice(), m);
             }
-            let j0 = (item % tiles) * self.tile;
             let base = base.as_slice();
             for i in 0..prog.nodes.len() {
                 let (done, rest) = cols.split_at_mut(i);
@@ -476,6 +508,31 @@ impl Loop {
                 // indices to one element), and sub-byte writes are atomic.
                 unsafe { memio::store(self.mems[k], self.dtypes[k], base[k], self.inner_strides[k], n, &cols[o]) }
             }
+        }
+    }
+}
+
+/// Moves to the innermost place the axis along which the most operand
+/// bytes lie next to each other (the last axis where none does better):
+/// a transposed operand read into a contiguous destination, say, is then
+/// read along its rows and the destination written along its columns.
+fn innermost_by_strides(shape: &mut Vec<usize>, strides: &mut [Vec<isize>], views: &[&View]) {
+    let Some(last) = shape.len().checked_sub(1) else { return };
+    let unit_bytes = |a: usize| -> usize {
+        strides
+            .iter()
+            .zip(views)
+            .filter(|(s, _)| s[a].unsigned_abs() == 1 && shape[a] > 1)
+            .map(|(_, v)| v.layout.dtype.bits())
+            .sum()
+    };
+    let best = (0..last).rev().fold(last, |b, a| if unit_bytes(a) > unit_bytes(b) { a } else { b });
+    if best != last {
+        let n = shape.remove(best);
+        shape.push(n);
+        for s in strides.iter_mut() {
+            let st = s.remove(best);
+            s.push(st);
         }
     }
 }

@@ -52,6 +52,8 @@ fn cases() -> Vec<Case> {
         ("add", add(f32), f32, false, 3162),
         ("add", add(f64), f64, false, 3162),
         ("add.T", add(f32), f32, true, 3162),
+        ("add.T", add(f64), f64, true, 3162),
+        ("exp.T", exp(f32), f32, true, 3162),
         ("exp", exp(f32), f32, false, 3162),
         ("exp", exp(f64), f64, false, 3162),
         ("fma", fma(f32), f32, false, 3162),

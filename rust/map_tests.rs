@@ -222,6 +222,20 @@ fn arithmetic_and_comparisons_at_every_dtype() {
     }
 }
 
+/// Loops whose operands are strided along the innermost axis run their
+/// rows in blocks, partial ones too, and may take another axis as the
+/// innermost: the results are the reference's.
+#[test]
+fn blocked_and_reordered_loops() {
+    let (f32, f64) = (Dtype::Float32, Dtype::Float64);
+    let add = Prog::new(vec![f64, f64], vec![Node::Load(0), Node::Load(1), Node::Binary(Binary::Add, 0, 1)], vec![2]).unwrap();
+    check(add, &[37, 2100], 11);
+    let nodes = vec![Node::Load(0), Node::Load(1), Node::Unary(Unary::Exp, 0), Node::Binary(Binary::Mul, 2, 1)];
+    let exp_mul = Prog::new(vec![f32, f32], nodes, vec![3]).unwrap();
+    check(exp_mul, &[2100, 37], 13);
+    check(Prog::new(vec![f32], vec![Node::Load(0), Node::Unary(Unary::Neg, 0)], vec![1]).unwrap(), &[3, 40, 70], 17);
+}
+
 #[test]
 fn fused_programs_with_constants_coordinates_and_several_outputs() {
     let f = Dtype::Float32;
