@@ -430,6 +430,176 @@ impl PerFormat for RoundSlice<'_> {
     }
 }
 
+/// Rounding of the source values of the first slice into the second, of
+/// equal length.
+struct RoundInto<'a, S>(&'a [S], &'a mut [f32]);
+
+impl<S: Source> PerFormat for RoundInto<'_, S> {
+    type Out = ();
+    fn run<F: Format>(self) {
+        for (o, &x) in self.1.iter_mut().zip(self.0) {
+            *o = decode_in::<F>(encode_in::<F, S>(x).into());
+        }
+    }
+}
+
+/// An unsigned integer holding one element's bits in memory, in its low
+/// bits: u16 or u8.
+trait Holder: Copy {
+    /// Holds bits that fit.
+    fn hold(bits: u16) -> Self;
+    /// The bits held.
+    fn bits(self) -> u32;
+}
+
+impl Holder for u16 {
+    #[inline(always)]
+    fn hold(bits: u16) -> u16 {
+        bits
+    }
+    #[inline(always)]
+    fn bits(self) -> u32 {
+        self.into()
+    }
+}
+
+impl Holder for u8 {
+    #[inline(always)]
+    fn hold(bits: u16) -> u8 {
+        bits as u8
+    }
+    #[inline(always)]
+    fn bits(self) -> u32 {
+        self.into()
+    }
+}
+
+/// Encoding of the f32s of the first slice into the holders of the second,
+/// of equal length.
+struct EncodeSlice<'a, H>(&'a [f32], &'a mut [H]);
+
+impl<H: Holder> PerFormat for EncodeSlice<'_, H> {
+    type Out = ();
+    fn run<F: Format>(self) {
+        for (o, &x) in self.1.iter_mut().zip(self.0) {
+            *o = H::hold(encode_in::<F, f32>(x));
+        }
+    }
+}
+
+/// Decoding of the holders of the first slice into the f32s of the second,
+/// of equal length.
+struct DecodeSlice<'a, H>(&'a [H], &'a mut [f32]);
+
+impl<H: Holder> PerFormat for DecodeSlice<'_, H> {
+    type Out = ();
+    fn run<F: Format>(self) {
+        for (o, &b) in self.1.iter_mut().zip(self.0) {
+            *o = decode_in::<F>(b.bits());
+        }
+    }
+}
+
+/// float16 conversions of eight lanes at a time by F16C.
+///
+/// `vcvtps2ph`, rounding to nearest even, and `vcvtph2ps` give the bits of
+/// `encode_in::<Float16, f32>` and `decode_in::<Float16>` for every input,
+/// NaNs included: the hardware makes a NaN quiet and keeps its sign and the
+/// high bits of its payload that fit, as those do (the tests compare every
+/// float16 pattern and every f32 one). Each function converts the whole
+/// groups of eight at the start of its slices and says how many elements
+/// it converted; the caller converts the rest.
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "avx",
+    target_feature = "f16c"
+))]
+mod f16c {
+    use std::arch::x86_64::*;
+
+    /// Encodes the first multiple of 8 of `src`'s values into `dst`, of
+    /// `src`'s length.
+    pub(super) fn encode(src: &[f32], dst: &mut [u16]) -> usize {
+        assert_eq!(src.len(), dst.len());
+        let n = src.len() / 8 * 8;
+        for i in (0..n).step_by(8) {
+            // SAFETY: i + 8 <= n <= both lengths, so the eight lanes read
+            // and written lie in the slices; the unaligned load and store
+            // take any address; AVX and F16C are enabled for the whole crate
+            // (the cfg above), so the host has them.
+            unsafe {
+                let x = _mm256_loadu_ps(src.as_ptr().add(i));
+                let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x);
+                _mm_storeu_si128(dst.as_mut_ptr().add(i).cast(), h);
+            }
+        }
+        n
+    }
+
+    /// Decodes the first multiple of 8 of `src`'s bits into `dst`, of
+    /// `src`'s length.
+    pub(super) fn decode(src: &[u16], dst: &mut [f32]) -> usize {
+        assert_eq!(src.len(), dst.len());
+        let n = src.len() / 8 * 8;
+        for i in (0..n).step_by(8) {
+            // SAFETY: as in `encode`.
+            unsafe {
+                let h = _mm_loadu_si128(src.as_ptr().add(i).cast());
+                _mm256_storeu_ps(dst.as_mut_ptr().add(i), _mm256_cvtph_ps(h));
+            }
+        }
+        n
+    }
+
+    /// Rounds the first multiple of 8 of `n` f32s at `src` into float16
+    /// and back, into `dst`.
+    ///
+    /// # Safety
+    /// `src` is valid to read and `dst` to write for `n` f32s; they are the
+    /// same address or do not overlap.
+    pub(super) unsafe fn round(src: *const f32, dst: *mut f32, n: usize) -> usize {
+        let n = n / 8 * 8;
+        for i in (0..n).step_by(8) {
+            // SAFETY: the eight lanes at i lie in both runs (caller), each
+            // read before it is written where the runs are one; unaligned
+            // accesses take any address; AVX and F16C as in `encode`.
+            unsafe {
+                let x = _mm256_loadu_ps(src.add(i));
+                let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x);
+                _mm256_storeu_ps(dst.add(i), _mm256_cvtph_ps(h));
+            }
+        }
+        n
+    }
+}
+
+/// Without F16C: the same functions, converting nothing, so that the
+/// callers' loops convert every element.
+#[cfg(not(all(
+    target_arch = "x86_64",
+    target_feature = "avx",
+    target_feature = "f16c"
+)))]
+mod f16c {
+    /// Encodes no value.
+    pub(super) fn encode(_: &[f32], _: &mut [u16]) -> usize {
+        0
+    }
+
+    /// Decodes no value.
+    pub(super) fn decode(_: &[u16], _: &mut [f32]) -> usize {
+        0
+    }
+
+    /// Rounds no value.
+    ///
+    /// # Safety
+    /// None: it reads and writes nothing.
+    pub(super) unsafe fn round(_: *const f32, _: *mut f32, _: usize) -> usize {
+        0
+    }
+}
+
 /// One of the five narrow float dtypes; a value of it is proof that a dtype
 /// is narrow, so its conversions cannot be asked of another dtype.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -529,10 +699,96 @@ impl Narrow {
         self.decode(self.encode_f64(x))
     }
 
-    /// Rounds every value of `v` in place, as [`Narrow::round_from_f32`] does; one
-    /// loop per format, so each vectorises.
+    /// The width of the format's bits: 16, 8 or 4.
+    pub fn bits(self) -> u32 {
+        match self {
+            Narrow::Float4E2m1fn => 4,
+            Narrow::Float8E4m3fn | Narrow::Float8E5m2 => 8,
+            Narrow::Float16 | Narrow::Bfloat16 => 16,
+        }
+    }
+
+    /// Rounds every value of `v` in place, as [`Narrow::round_from_f32`]
+    /// does: one loop per format, so each vectorises, float16 by F16C on
+    /// x86-64.
     pub fn round_f32_slice(self, v: &mut [f32]) {
-        self.apply(RoundSlice(v));
+        let k = if self == Narrow::Float16 {
+            // SAFETY: `v` is valid for its length, read and written in place.
+            unsafe { f16c::round(v.as_ptr(), v.as_mut_ptr(), v.len()) }
+        } else {
+            0
+        };
+        self.apply(RoundSlice(&mut v[k..]));
+    }
+
+    /// Rounds every value of `src` into `dst`, of the same length, as
+    /// [`Narrow::round_from_f32`] does, in one loop as
+    /// [`Narrow::round_f32_slice`].
+    pub fn round_f32_into(self, src: &[f32], dst: &mut [f32]) {
+        assert_eq!(src.len(), dst.len(), "round_f32_into of unequal lengths");
+        let k = if self == Narrow::Float16 {
+            // SAFETY: `src` and `dst` are valid for their common length and,
+            // one shared and one exclusive borrow, do not overlap.
+            unsafe { f16c::round(src.as_ptr(), dst.as_mut_ptr(), src.len()) }
+        } else {
+            0
+        };
+        self.apply(RoundInto(&src[k..], &mut dst[k..]));
+    }
+
+    /// Rounds every value of `src` into `dst`, of the same length, as
+    /// [`Narrow::round_from_f64`] does, in one loop per format.
+    pub fn round_f64_into(self, src: &[f64], dst: &mut [f32]) {
+        assert_eq!(src.len(), dst.len(), "round_f64_into of unequal lengths");
+        self.apply(RoundInto(src, dst));
+    }
+
+    /// Encodes every value of `src` into `dst`, of the same length, as
+    /// [`Narrow::encode_f32`] does (the bits in the low 16, 8 or 4 of each,
+    /// the rest zero): one loop per format, float16 by F16C on x86-64.
+    pub fn encode_f32_slice(self, src: &[f32], dst: &mut [u16]) {
+        assert_eq!(src.len(), dst.len(), "encode_f32_slice of unequal lengths");
+        let k = if self == Narrow::Float16 {
+            f16c::encode(src, dst)
+        } else {
+            0
+        };
+        self.apply(EncodeSlice(&src[k..], &mut dst[k..]));
+    }
+
+    /// As [`Narrow::encode_f32_slice`], into bytes, for a format of at most
+    /// 8 bits (float4_e2m1fn's in the low 4 of each byte, the rest zero).
+    ///
+    /// # Panics
+    /// For float16 and bfloat16.
+    pub fn encode_f32_bytes(self, src: &[f32], dst: &mut [u8]) {
+        assert!(self.bits() <= 8, "encode_f32_bytes of a 16-bit format");
+        assert_eq!(src.len(), dst.len(), "encode_f32_bytes of unequal lengths");
+        self.apply(EncodeSlice(src, dst));
+    }
+
+    /// Decodes every element of `src` into `dst`, of the same length, as
+    /// [`Narrow::decode`] does (reading the format's low 16, 8 or 4 bits of
+    /// each): one loop per format, float16 by F16C on x86-64.
+    pub fn decode_slice(self, src: &[u16], dst: &mut [f32]) {
+        assert_eq!(src.len(), dst.len(), "decode_slice of unequal lengths");
+        let k = if self == Narrow::Float16 {
+            f16c::decode(src, dst)
+        } else {
+            0
+        };
+        self.apply(DecodeSlice(&src[k..], &mut dst[k..]));
+    }
+
+    /// As [`Narrow::decode_slice`], from bytes, for a format of at most 8
+    /// bits (float4_e2m1fn's read from the low 4 of each byte).
+    ///
+    /// # Panics
+    /// For float16 and bfloat16.
+    pub fn decode_bytes(self, src: &[u8], dst: &mut [f32]) {
+        assert!(self.bits() <= 8, "decode_bytes of a 16-bit format");
+        assert_eq!(src.len(), dst.len(), "decode_bytes of unequal lengths");
+        self.apply(DecodeSlice(src, dst));
     }
 }
 
