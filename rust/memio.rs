@@ -68,6 +68,10 @@ unsafe fn copy_elements(size: usize, src: *const u8, src_step: isize, dst: *mut 
     }
 }
 
+/// Elements of a narrow float that a load or a store converts at a time,
+/// through a buffer on the stack.
+const CHUNK: usize = 512;
+
 /// The element indices `start + i * step` for `i < n`.
 #[inline]
 fn indices(start: isize, step: isize, n: usize) -> impl Iterator<Item = isize> {
@@ -114,18 +118,77 @@ pub unsafe fn load(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, c
         }
         (d, Col::F32(v)) => {
             let w = Narrow::of(d).expect("a narrow float in a float32 column");
-            let p16 = base as *const u16;
-            let bits = |i: isize| -> u16 {
-                match d.bits() {
-                    // SAFETY: element i lies in the buffer (caller).
-                    16 => unsafe { p16.offset(i).read_unaligned() },
-                    8 => byte(i) as u16,
-                    _ => nibble(i) as u16,
+            // The elements' bits are gathered into a buffer, a chunk at a
+            // time, then decoded in one loop.
+            let (mut wide, mut bytes) = ([0u16; CHUNK], [0u8; CHUNK]);
+            for (c, out) in v[..n].chunks_mut(CHUNK).enumerate() {
+                let (at, k) = (start + (c * CHUNK) as isize * step, out.len());
+                match w.bits() {
+                    16 => {
+                        // SAFETY: elements at + j * step for j < k lie in
+                        // the buffer (caller), 2 bytes each; `wide` holds k.
+                        unsafe { copy_elements(2, base.offset(2 * at), 2 * step, wide.as_mut_ptr().cast(), 2, k) };
+                        w.decode_slice(&wide[..k], out);
+                    }
+                    8 => {
+                        // SAFETY: as above, a byte each.
+                        unsafe { copy_elements(1, base.offset(at), step, bytes.as_mut_ptr(), 1, k) };
+                        w.decode_bytes(&bytes[..k], out);
+                    }
+                    _ => {
+                        bytes[..k].iter_mut().zip(indices(at, step, k)).for_each(|(b, i)| *b = nibble(i));
+                        w.decode_bytes(&bytes[..k], out);
+                    }
                 }
-            };
-            v[..n].iter_mut().zip(indices(start, step, n)).for_each(|(o, i)| *o = w.decode(bits(i)))
+            }
         }
         (d, _) => panic!("nx_cpu: load of {} into a column of another type", d.name()),
+    }
+}
+
+/// Writes `value(j)`, of which only the low `width` bits are read, into the
+/// elements of `width` bits (1 or 4) at indices `start + j * step` for
+/// `j < n`. Along a run of step ±1, a byte all of whose elements the run
+/// writes is stored whole; the others, at a run's ends or of other steps,
+/// have their element's bits replaced by atomic read-modify-writes, so
+/// that a thread writing the byte's other elements keeps its bits.
+///
+/// # Safety
+/// The elements lie in memory at `base` valid for them; no other thread
+/// accesses them during the call, and other threads write the other bits
+/// of their bytes only through this function.
+unsafe fn store_packed(base: *mut u8, width: u32, start: isize, step: isize, n: usize, value: impl Fn(usize) -> u8) {
+    let per = 8 / width as isize;
+    let mask = ((1u16 << width) - 1) as u8;
+    // SAFETY: byte `at` holds elements of the run (caller), so lies in
+    // valid memory; `AtomicU8` has the size and alignment of `u8`, and
+    // every write of a byte that another thread may write goes through
+    // these atomics.
+    let byte = |at: isize| unsafe { &*(base.offset(at) as *const AtomicU8) };
+    let put = |i: isize, bits: u8| {
+        let shift = (i % per) as u32 * width;
+        let a = byte(i / per);
+        a.fetch_and(!(mask << shift), Ordering::Relaxed);
+        a.fetch_or((bits & mask) << shift, Ordering::Relaxed);
+    };
+    if step.abs() != 1 || n == 0 {
+        indices(start, step, n).enumerate().for_each(|(j, i)| put(i, value(j)));
+        return;
+    }
+    // The run's elements in increasing index, element i taking value
+    // (i - start) * step (indices are not negative).
+    let (lo, hi) = if step > 0 { (start, start + n as isize - 1) } else { (start - n as isize + 1, start) };
+    let at = |i: isize| value(((i - start) * step) as usize);
+    let mut i = lo;
+    while i <= hi {
+        if i % per == 0 && i + per - 1 <= hi {
+            let bits = (0..per).fold(0u8, |b, k| b | (at(i + k) & mask) << (k as u32 * width));
+            byte(i / per).store(bits, Ordering::Relaxed);
+            i += per;
+        } else {
+            put(i, at(i));
+            i += 1;
+        }
     }
 }
 
@@ -144,17 +207,6 @@ pub unsafe fn store(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, 
         let src = col_bytes_ref(col);
         return copy_elements(size, src, size as isize, base.offset(start * size as isize), step * size as isize, n);
     }
-    // Writes `bits` (already masked) at bit `shift` of byte `at`, leaving the
-    // byte's other bits as they are.
-    let put = |at: isize, shift: u32, mask: u8, bits: u8| {
-        // SAFETY: the byte lies in the buffer (caller); every write of a
-        // shared byte in a call goes through these atomics, and `AtomicU8`
-        // has the size and alignment of `u8`.
-        let a = unsafe { &*(base.offset(at) as *const AtomicU8) };
-        a.fetch_and(!(mask << shift), Ordering::Relaxed);
-        a.fetch_or(bits << shift, Ordering::Relaxed);
-    };
-    let put_nibble = |i: isize, x: u8| put(i >> 1, 4 * (i & 1) as u32, 15, x & 15);
     match (d, col) {
         (Dtype::Bool, Col::Bool(v)) => {
             for (&x, i) in v[..n].iter().zip(indices(start, step, n)) {
@@ -162,25 +214,35 @@ pub unsafe fn store(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, 
                 *base.offset(i) = x as u8;
             }
         }
-        (Dtype::Bit, Col::Bool(v)) => {
-            v[..n].iter().zip(indices(start, step, n)).for_each(|(&x, i)| put(i >> 3, (i & 7) as u32, 1, x as u8))
-        }
-        (Dtype::Int4, Col::I8(v)) => {
-            v[..n].iter().zip(indices(start, step, n)).for_each(|(&x, i)| put_nibble(i, x as u8))
-        }
-        (Dtype::Uint4, Col::U8(v)) => {
-            v[..n].iter().zip(indices(start, step, n)).for_each(|(&x, i)| put_nibble(i, x))
-        }
+        // SAFETY (the three calls): as this function's contract.
+        (Dtype::Bit, Col::Bool(v)) => store_packed(base, 1, start, step, n, |j| v[j] as u8),
+        (Dtype::Int4, Col::I8(v)) => store_packed(base, 4, start, step, n, |j| v[j] as u8),
+        (Dtype::Uint4, Col::U8(v)) => store_packed(base, 4, start, step, n, |j| v[j]),
         (d, Col::F32(v)) => {
             let w = Narrow::of(d).expect("a narrow float in a float32 column");
-            for (&x, i) in v[..n].iter().zip(indices(start, step, n)) {
-                let bits = w.encode_f32(x);
-                match d.bits() {
-                    // SAFETY: element i lies in the buffer and is this thread's.
-                    16 => (base as *mut u16).offset(i).write_unaligned(bits),
-                    // SAFETY: as above.
-                    8 => *base.offset(i) = bits as u8,
-                    _ => put_nibble(i, bits as u8),
+            // A chunk at a time, the values are encoded in one loop into a
+            // buffer, then its bits scattered to their elements.
+            let (mut wide, mut bytes) = ([0u16; CHUNK], [0u8; CHUNK]);
+            for (c, x) in v[..n].chunks(CHUNK).enumerate() {
+                let (at, k) = (start + (c * CHUNK) as isize * step, x.len());
+                match w.bits() {
+                    16 => {
+                        w.encode_f32_slice(x, &mut wide[..k]);
+                        // SAFETY: elements at + j * step for j < k lie in
+                        // the buffer and are this thread's (caller), 2 bytes
+                        // each; `wide` holds k.
+                        unsafe { copy_elements(2, wide.as_ptr().cast(), 2, base.offset(2 * at), 2 * step, k) };
+                    }
+                    8 => {
+                        w.encode_f32_bytes(x, &mut bytes[..k]);
+                        // SAFETY: as above, a byte each.
+                        unsafe { copy_elements(1, bytes.as_ptr(), 1, base.offset(at), step, k) };
+                    }
+                    _ => {
+                        w.encode_f32_bytes(x, &mut bytes[..k]);
+                        // SAFETY: as above, elements of 4 bits.
+                        unsafe { store_packed(base, 4, at, step, k, |j| bytes[j]) };
+                    }
                 }
             }
         }
