@@ -15,6 +15,7 @@
 
 use crate::column::{wrap_i4, Col, C32, C64};
 use crate::dtype::{Dtype, Family};
+use crate::each_col;
 use crate::narrow::Narrow;
 
 /// A register scalar's view as a truth value, a float64 and the pair of
@@ -70,9 +71,182 @@ fn each<T: Copy, U>(x: &[T], out: &mut [U], n: usize, f: impl Fn(T) -> U) {
     }
 }
 
-/// Converts between real register types with Rust's `as`, which wraps
+/// A real register type as Rust's `as` converts a float into it: rounded to
+/// nearest into a float; truncated toward zero and saturated at the type's
+/// ends into an integer, a NaN giving 0. Into an integer, without branches
+/// or saturating conversion instructions: the value is clamped in the float
+/// domain by selects, then converted by an instruction that need not
+/// saturate, so that loops of it vectorise.
+trait FromFloat: Copy {
+    fn from_f32(x: f32) -> Self;
+    fn from_f64(x: f64) -> Self;
+}
+
+impl FromFloat for f32 {
+    #[inline(always)]
+    fn from_f32(x: f32) -> f32 {
+        x
+    }
+    #[inline(always)]
+    fn from_f64(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+impl FromFloat for f64 {
+    #[inline(always)]
+    fn from_f32(x: f32) -> f64 {
+        x as f64
+    }
+    #[inline(always)]
+    fn from_f64(x: f64) -> f64 {
+        x
+    }
+}
+
+/// `x` with a NaN made 0, clamped into `[lo, hi]`, by selects: a finite
+/// value of `[lo, hi]`.
+macro_rules! clamp_fn {
+    ($name:ident, $f:ty) => {
+        #[inline(always)]
+        fn $name(x: $f, lo: $f, hi: $f) -> $f {
+            let x = if x.is_nan() { 0.0 } else { x };
+            let x = if x < lo { lo } else { x };
+            if x > hi {
+                hi
+            } else {
+                x
+            }
+        }
+    };
+}
+clamp_fn!(clamp32, f32);
+clamp_fn!(clamp64, f64);
+
+/// Integers of at most 32 bits but uint32: through int32, which holds their
+/// range, after clamping to it. Where float32 lacks int32's greatest value,
+/// 2^31 - 1, the clamp is to the greatest float32 below it, `$hi32`, and a
+/// value from 2^31 up gives the greatest int32 by a select.
+macro_rules! narrow_from_float {
+    ($($t:ty, $hi32:expr;)*) => {$(
+        impl FromFloat for $t {
+            #[inline(always)]
+            fn from_f32(x: f32) -> $t {
+                let c = clamp32(x, <$t>::MIN as f32, $hi32);
+                // SAFETY: `c` is finite and in the range of $t, so of i32.
+                let t = (unsafe { c.to_int_unchecked::<i32>() }) as $t;
+                // Only int32's clamp falls short (a constant condition).
+                if $hi32 < <$t>::MAX as f32 && x >= 2147483648.0 {
+                    <$t>::MAX
+                } else {
+                    t
+                }
+            }
+            #[inline(always)]
+            fn from_f64(x: f64) -> $t {
+                let c = clamp64(x, <$t>::MIN as f64, <$t>::MAX as f64);
+                // SAFETY: `c` is finite and in the range of $t, so of i32.
+                (unsafe { c.to_int_unchecked::<i32>() }) as $t
+            }
+        }
+    )*};
+}
+narrow_from_float! {
+    i8, 127.0;
+    i16, 32767.0;
+    i32, 2147483520.0; // 2^31 - 128
+    u8, 255.0;
+    u16, 65535.0;
+}
+
+/// uint32: a value from 2^31 up less 2^31, which is exact, converted
+/// through int32, the top bit put back. Float32 lacks 2^32 - 1: the clamp
+/// is to the greatest float32 below it and a value from 2^32 up gives
+/// 2^32 - 1 by a select.
+impl FromFloat for u32 {
+    #[inline(always)]
+    fn from_f32(x: f32) -> u32 {
+        const TOP: f32 = 2147483648.0;
+        let c = clamp32(x, 0.0, 4294967040.0); // 2^32 - 256
+        let big = c >= TOP;
+        let t = if big { c - TOP } else { c };
+        // SAFETY: `t` is finite and in [0, 2^31), so in the range of i32.
+        let u = (unsafe { t.to_int_unchecked::<i32>() }) as u32 | if big { 1 << 31 } else { 0 };
+        if x >= 4294967296.0 {
+            u32::MAX
+        } else {
+            u
+        }
+    }
+    #[inline(always)]
+    fn from_f64(x: f64) -> u32 {
+        const TOP: f64 = 2147483648.0;
+        let c = clamp64(x, 0.0, u32::MAX as f64);
+        let big = c >= TOP;
+        let t = if big { c - TOP } else { c };
+        // SAFETY: `t` is finite and in [0, 2^31), so in the range of i32.
+        (unsafe { t.to_int_unchecked::<i32>() }) as u32 | if big { 1 << 31 } else { 0 }
+    }
+}
+
+/// The magnitude of `c`, a finite float64 below 2^64 in magnitude,
+/// truncated to an integer, from its bits: its significand, the leading one
+/// put in, at the top of a u64, shifted right by 63 less its unbiased
+/// exponent; a magnitude below 1, of an exponent below 0, is 0.
+#[inline(always)]
+fn magnitude_u64(c: f64) -> u64 {
+    let b = c.to_bits();
+    let e = ((b >> 52) & 0x7ff) as i64;
+    let top = (b << 11) | (1 << 63);
+    if e < 1023 {
+        0
+    } else {
+        top >> ((1086 - e) & 63)
+    }
+}
+
+/// int64 and uint64, from float64 (float32 first widened to it, exactly):
+/// clamped to the greatest float64 below the greatest value, which float64
+/// lacks, then the magnitude from the bits and the sign put back; a value
+/// from 2^63 (2^64) up gives the greatest value by a select.
+impl FromFloat for i64 {
+    #[inline(always)]
+    fn from_f32(x: f32) -> i64 {
+        i64::from_f64(x as f64)
+    }
+    #[inline(always)]
+    fn from_f64(x: f64) -> i64 {
+        let c = clamp64(x, i64::MIN as f64, 9223372036854774784.0); // 2^63 - 1024
+        let m = magnitude_u64(c);
+        let t = (if c < 0.0 { m.wrapping_neg() } else { m }) as i64;
+        if x >= 9223372036854775808.0 {
+            i64::MAX
+        } else {
+            t
+        }
+    }
+}
+
+impl FromFloat for u64 {
+    #[inline(always)]
+    fn from_f32(x: f32) -> u64 {
+        u64::from_f64(x as f64)
+    }
+    #[inline(always)]
+    fn from_f64(x: f64) -> u64 {
+        let m = magnitude_u64(clamp64(x, 0.0, 18446744073709549568.0)); // 2^64 - 2048
+        if x >= 18446744073709551616.0 {
+            u64::MAX
+        } else {
+            m
+        }
+    }
+}
+
+/// Converts between real register types as Rust's `as` does, which wraps
 /// integers, rounds to nearest into floats and truncates and saturates
-/// floats into integers (NaN to 0): Cast's rules.
+/// floats into integers (NaN to 0): Cast's rules. Floats (complex numbers'
+/// real parts) convert by [`FromFloat`], which has `as`'s results.
 macro_rules! real_to_real {
     ($x:expr, $out:expr, $n:expr) => {{
         macro_rules! into {
@@ -87,10 +261,10 @@ macro_rules! real_to_real {
                     Col::U16(x) => each(x, $v, $n, |a| a as $t),
                     Col::U32(x) => each(x, $v, $n, |a| a as $t),
                     Col::U64(x) => each(x, $v, $n, |a| a as $t),
-                    Col::F32(x) => each(x, $v, $n, |a| a as $t),
-                    Col::F64(x) => each(x, $v, $n, |a| a as $t),
-                    Col::C32(x) => each(x, $v, $n, |a| a.re as $t),
-                    Col::C64(x) => each(x, $v, $n, |a| a.re as $t),
+                    Col::F32(x) => each(x, $v, $n, <$t>::from_f32),
+                    Col::F64(x) => each(x, $v, $n, <$t>::from_f64),
+                    Col::C32(x) => each(x, $v, $n, |a| <$t>::from_f32(a.re)),
+                    Col::C64(x) => each(x, $v, $n, |a| <$t>::from_f64(a.re)),
                 }
             };
         }
@@ -154,8 +328,17 @@ pub fn cast(from: Dtype, to: Dtype, x: &Col, out: &mut Col, n: usize) {
         Col::F32(o) if to.is_narrow_float() => {
             let w = Narrow::of(to).expect("a narrow float dtype");
             match x {
-                Col::F32(s) => each(s, o, n, |a| w.round_from_f32(a)),
-                _ => from_any!(x, o, n, |a| w.round_from_f64(Source::re(a))),
+                Col::F32(s) => w.round_f32_into(&s[..n], &mut o[..n]),
+                Col::F64(s) => w.round_f64_into(&s[..n], &mut o[..n]),
+                _ => {
+                    // Through a buffer of float64s, a chunk at a time.
+                    let mut wide = [0f64; 256];
+                    for (c, o) in o[..n].chunks_mut(wide.len()).enumerate() {
+                        let (at, k) = (c * wide.len(), o.len());
+                        each_col!(x, s => each(&s[at..], &mut wide, k, Source::re));
+                        w.round_f64_into(&wide[..k], o);
+                    }
+                }
             }
         }
         _ => {
@@ -239,3 +422,7 @@ mod tests {
         assert_eq!(h, Col::F32(vec![1.0 + 2f32.powi(-10)]));
     }
 }
+
+#[cfg(test)]
+#[path = "cast_tests.rs"]
+mod fast_tests;
