@@ -114,9 +114,13 @@ fn group_width<T>(cols: usize, parallel: bool) -> usize {
 fn lane_rows<T: Copy, M: Monoid<T>>(a: &mut [T], t: &[T], stride: usize, count: usize) {
     let w = a.len();
     if count == ROWS {
-        let (r0, r1, r2, r3) = (&t[..w], &t[stride..][..w], &t[2 * stride..][..w], &t[3 * stride..][..w]);
+        let rows: [&[T]; ROWS] = core::array::from_fn(|k| &t[k * stride..][..w]);
         for c in 0..w {
-            a[c] = M::combine(M::combine(M::combine(M::combine(a[c], r0[c]), r1[c]), r2[c]), r3[c]);
+            let mut v = a[c];
+            for r in &rows {
+                v = M::combine(v, r[c]);
+            }
+            a[c] = v;
         }
     } else {
         for k in 0..count {
@@ -171,8 +175,8 @@ where
                 }
             }
             fold_lanes::<T, M>(&mut acc, w, present);
-            acc.truncate(w);
-            acc
+            // The block's results alone, so that the tree holds no lanes.
+            acc[..w].to_vec()
         };
         let combine = |mut a: Vec<T>, b: Vec<T>| {
             for (x, y) in a.iter_mut().zip(b) {
