@@ -11,8 +11,8 @@ pub enum Answer {
 
 impl Answer {
     /// The answer of a check: `Done` for `Ok`, a refusal naming `kernel` for
-    /// `Err`.
-    pub fn of(kernel: &str, r: Result<(), String>) -> Answer {
+    /// `Err` (the name written out only then).
+    pub fn of(kernel: impl std::fmt::Display, r: Result<(), String>) -> Answer {
         match r {
             Ok(()) => Answer::Done,
             Err(e) => Answer::Refused(format!("{kernel}: {e}")),

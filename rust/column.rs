@@ -9,6 +9,7 @@
 
 use crate::dtype::Dtype;
 use crate::narrow;
+use std::cell::RefCell;
 use num_complex::Complex;
 
 /// Complex number of float32 parts.
@@ -102,6 +103,36 @@ impl Col {
             _ => {}
         }
     }
+}
+
+/// The most columns a thread keeps between loops (see [`take`]).
+const SPARES: usize = 32;
+
+thread_local! {
+    /// Columns that this thread's loops have given back.
+    static SPARE: RefCell<Vec<Col>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A column of `d`'s register type of `n` values, taken from the columns
+/// this thread's loops gave back where one is long enough (its values are
+/// then left as they were: a loop writes a value before it reads it),
+/// otherwise new. A short loop so allocates nothing after the first.
+pub fn take(d: Dtype, n: usize) -> Col {
+    let kind = std::mem::discriminant(&Col::new(d, 0));
+    let spare = SPARE.with_borrow_mut(|spare| {
+        let i = spare.iter().position(|c| std::mem::discriminant(c) == kind && c.len() == n)?;
+        Some(spare.swap_remove(i))
+    });
+    spare.unwrap_or_else(|| Col::new(d, n))
+}
+
+/// Gives columns back for [`take`] to hand out again, keeping at most
+/// [`SPARES`] in all.
+pub fn give_back(cols: Vec<Col>) {
+    SPARE.with_borrow_mut(|spare| {
+        let room = SPARES.saturating_sub(spare.len());
+        spare.extend(cols.into_iter().take(room));
+    });
 }
 
 /// Bytes a value of `d`'s register type takes in a column.

@@ -27,9 +27,12 @@ impl Claim {
 struct Held {
     next_id: u64,
     claims: Vec<(u64, Claim)>,
+    /// Calls waiting in [`enter`]: a call that leaves wakes them only where
+    /// there are any, sparing every other call a system call.
+    waiting: usize,
 }
 
-static HELD: Mutex<Held> = Mutex::new(Held { next_id: 0, claims: Vec::new() });
+static HELD: Mutex<Held> = Mutex::new(Held { next_id: 0, claims: Vec::new(), waiting: 0 });
 static RELEASED: Condvar = Condvar::new();
 
 /// Claims held by one call; dropping it hands them back.
@@ -58,7 +61,9 @@ pub fn try_enter(wanted: &[Claim]) -> Option<Pass> {
 pub fn enter(wanted: &[Claim]) -> Pass {
     let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
     while !free(&held, wanted) {
+        held.waiting += 1;
         held = RELEASED.wait(held).unwrap_or_else(|e| e.into_inner());
+        held.waiting -= 1;
     }
     take(&mut held, wanted)
 }
@@ -67,7 +72,9 @@ impl Drop for Pass {
     fn drop(&mut self) {
         let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
         held.claims.retain(|(id, _)| *id != self.id);
-        RELEASED.notify_all();
+        if held.waiting > 0 {
+            RELEASED.notify_all();
+        }
     }
 }
 

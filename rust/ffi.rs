@@ -204,7 +204,7 @@ fn execute<C: Call>(cr: &mut OCamlRuntime, kernel: &str, planned: Result<C, Stri
     let run = |plan: C, pass: door::Pass| {
         let r = plan.run();
         drop(pass);
-        Answer::of(&format!("nx.cpu {kernel}"), r)
+        Answer::of(format_args!("nx.cpu {kernel}"), r)
     };
     match door::try_enter(&claims) {
         Some(pass) if !big => run(plan, pass),

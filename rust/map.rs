@@ -8,7 +8,7 @@
 //! tiles among threads. Values never depend on the split.
 
 use crate::cast;
-use crate::column::{register_bytes, Col};
+use crate::column::{self, register_bytes, Col};
 use crate::call::Call;
 use crate::door::Claim;
 use crate::dtype::Dtype;
@@ -454,7 +454,7 @@ impl Loop {
     fn run_items(&self, prog: &Prog, lo: usize, hi: usize, rows: usize, tiles: usize) {
         // Columns as long as the longest tile: a small loop allocates little.
         let width = self.tile.min(self.inner);
-        let mut cols: Vec<Col> = prog.dtypes.iter().map(|&d| Col::new(d, width)).collect();
+        let mut cols: Vec<Col> = prog.dtypes.iter().map(|&d| column::take(d, width)).collect();
         for (i, node) in prog.nodes.iter().enumerate() {
             if let Node::Const(c) = node {
                 cols[i] = constant_column(c.dtype, c.lo, c.hi, width);
@@ -509,6 +509,7 @@ impl Loop {
                 unsafe { memio::store(self.mems[k], self.dtypes[k], base[k], self.inner_strides[k], n, &cols[o]) }
             }
         }
+        column::give_back(cols);
     }
 }
 
