@@ -5,8 +5,11 @@
 //! Addresses are element indices into a [`Memory`]; sub-byte dtypes are
 //! packed from the low bits of each byte. Reads and writes are unaligned, so
 //! a view may start anywhere in its buffer. Writes of sub-byte elements are
-//! atomic read-modify-writes of their byte, so that threads writing
-//! neighbouring elements of one byte never lose each other's bits.
+//! atomic: a byte whose every element a run writes is stored whole, and an
+//! element of a byte the run shares is written by read-modify-writes of
+//! its bits, so that threads writing neighbouring elements of one byte
+//! never lose each other's bits. Narrow floats are converted a chunk at a
+//! time, in one loop per format, through a buffer of their bits.
 
 use crate::column::{wrap_i4, Col};
 use crate::each_col;

@@ -43,7 +43,8 @@
 //! rule past the finite values, trait `Format`) and, for encoding, a source
 //! (f32 or f64, trait `Source`); the public functions are its instances,
 //! each monomorphised to the bit manipulation of one format and source with
-//! every parameter a constant.
+//! every parameter a constant. Slices convert in one loop per format,
+//! dispatched once; on x86-64, float16's go by F16C, with the same bits.
 
 use crate::dtype::Dtype;
 use std::ops::{Add, BitAnd, BitOr, Shl, Shr, Sub};
