@@ -22,12 +22,18 @@ let computes_on d = Rig.reaches Rig.host d
 let set_threads n =
   match set_threads_raw n with "" -> () | why -> invalid_arg ("Nx_cpu.set_threads: " ^ why)
 
-(* Each view's words: dtype, buffer index, rank, offset, shape, strides. *)
-let views (arrays : Nx_array.any list) =
-  let b = Buffer.create 256 in
-  let int i = Buffer.add_int64_le b (Int64.of_int i) in
+(* Each view's words: dtype, buffer index, rank, offset, shape, strides;
+   and the views' buffers, in order. *)
+let views (arrays : Nx_array.any array) =
+  let words = Array.fold_left (fun n (Nx_array.Any a) -> n + 4 + (2 * Nx_array.rank a)) 0 arrays in
+  let b = Bytes.create (8 * words) in
+  let pos = ref 0 in
+  let int i =
+    Bytes.set_int64_le b !pos (Int64.of_int i);
+    pos := !pos + 8
+  in
   let buffers =
-    List.mapi
+    Array.mapi
       (fun i (Nx_array.Any a) ->
         int (Nx_array.Dtype.code (Nx_array.dtype a));
         int i;
@@ -38,32 +44,43 @@ let views (arrays : Nx_array.any list) =
         Nx_array.buffer a)
       arrays
   in
-  (Buffer.to_bytes b, Array.of_list buffers)
+  (b, buffers)
 
 (* Each load's pad: 0, or 1, the befores' count and befores, the afters'
    count and afters, the windows' count, three words a window (0 0 0 for
-   none), the fill's bits. *)
+   none), the fill's bits. Plain loads alone: a zero word each. *)
 let pads loads =
-  let b = Buffer.create 64 in
-  let int i = Buffer.add_int64_le b (Int64.of_int i) in
-  List.iter
-    (function
-      | Nx_kernel.Plain _ -> int 0
-      | Nx_kernel.Padded (p, _) ->
-          int 1;
-          int (Array.length p.before);
-          Array.iter int p.before;
-          int (Array.length p.after);
-          Array.iter int p.after;
-          int (Array.length p.windows);
-          Array.iter
-            (function
-              | None -> int 0; int 0; int 0
-              | Some (w : Nx_kernel.window) -> int w.size; int w.stride; int w.dilation)
-            p.windows;
-          Buffer.add_int64_le b (Int64.bits_of_float p.fill))
-    loads;
-  Buffer.to_bytes b
+  if Iarray.for_all (function Nx_kernel.Plain _ -> true | Nx_kernel.Padded _ -> false) loads then
+    Bytes.make (8 * Iarray.length loads) '\000'
+  else begin
+    let b = Buffer.create 64 in
+    let int i = Buffer.add_int64_le b (Int64.of_int i) in
+    Iarray.iter
+      (function
+        | Nx_kernel.Plain _ -> int 0
+        | Nx_kernel.Padded (p, _) ->
+            int 1;
+            int (Array.length p.before);
+            Array.iter int p.before;
+            int (Array.length p.after);
+            Array.iter int p.after;
+            int (Array.length p.windows);
+            Array.iter
+              (function
+                | None -> int 0; int 0; int 0
+                | Some (w : Nx_kernel.window) -> int w.size; int w.stride; int w.dilation)
+              p.windows;
+            Buffer.add_int64_le b (Int64.bits_of_float p.fill))
+      loads;
+    Buffer.to_bytes b
+  end
+
+let operand = function Nx_kernel.Plain a | Nx_kernel.Padded (_, a) -> a
+
+(* The arrays of a call: [first], then the loads' operands. *)
+let arrays first loads =
+  let n = Array.length first in
+  Array.init (n + Iarray.length loads) (fun i -> if i < n then first.(i) else operand (Iarray.get loads (i - n)))
 
 let answer = function
   | 0, _ -> Nx_array.Done
@@ -73,9 +90,7 @@ let answer = function
 (* The kernels check every call in full (Nx_kernel.map_refusal's rules and
    the layouts against their buffers) before any write. *)
 let map p ~dsts loads =
-  let loads = Iarray.to_list loads in
-  let operand = function Nx_kernel.Plain a | Nx_kernel.Padded (_, a) -> a in
-  let words, buffers = views (Iarray.to_list dsts @ List.map operand loads) in
+  let words, buffers = views (arrays (Iarray.to_array dsts) loads) in
   answer (map_raw (Nx_kernel.Prog.words p) words (pads loads) (Iarray.length dsts) buffers)
 
 (* A reduction's code, as the kernels read it. *)
@@ -89,10 +104,8 @@ let words ints =
   List.iter (fun i -> Buffer.add_int64_le b (Int64.of_int i)) ints;
   Buffer.to_bytes b
 
-let reduction p ~call ~arrays loads =
-  let loads = Iarray.to_list loads in
-  let operand = function Nx_kernel.Plain a | Nx_kernel.Padded (_, a) -> a in
-  let view_words, buffers = views (arrays @ List.map operand loads) in
+let reduction p ~call ~first loads =
+  let view_words, buffers = views (arrays (Array.of_list first) loads) in
   answer (reduction_raw (Nx_kernel.Prog.words p) view_words (pads loads) (words call) buffers)
 
 let reduce p ~shape ~axes rs ~dsts loads =
@@ -104,7 +117,7 @@ let reduce p ~shape ~axes rs ~dsts loads =
         [ 0; Iarray.length shape ] @ list shape @ [ Iarray.length axes ] @ list axes
         @ [ Iarray.length rs ] @ List.concat_map (fun (r, k) -> [ reduction_code r; k ]) (list rs)
       in
-      reduction p ~call ~arrays:(Iarray.to_list dsts) loads
+      reduction p ~call ~first:(Iarray.to_list dsts) loads
 
 let scan ?carry p ~axis (r, k) ~dsts loads =
   match Nx_kernel.scan_refusal ?carry p ~axis (r, k) ~dsts loads with
@@ -113,4 +126,4 @@ let scan ?carry p ~axis (r, k) ~dsts loads =
       let (Nx_array.Any d0) = Iarray.get dsts 0 in
       let shape = Array.to_list (Nx_array.shape d0) in
       let call = [ 1; List.length shape ] @ shape @ [ axis; reduction_code r; k; Bool.to_int (carry <> None) ] in
-      reduction p ~call ~arrays:(Iarray.to_list dsts @ Option.to_list carry) loads
+      reduction p ~call ~first:(Iarray.to_list dsts @ Option.to_list carry) loads
