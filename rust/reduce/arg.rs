@@ -8,9 +8,8 @@ use super::tree::tree;
 use super::BLOCK;
 
 /// Which extreme an Arg finds: [`Max`] or [`Min`], in the order of
-/// [`Ordered`], where a NaN is above every number for either.
-/// Its monoid's [`block`](Monoid::block) gives a block's extreme, a NaN
-/// where a term is one.
+/// [`Ordered`], where a NaN is above every number for either. Its monoid's
+/// [`block`](Monoid::block) gives a block's extreme, a NaN where a term is.
 pub trait Pick<T: Ordered>: Monoid<T> {
     /// Whether `a` is strictly better than `b`.
     fn better(a: T, b: T) -> bool;
@@ -37,8 +36,8 @@ const LEAF_BLOCKS: usize = 16;
 /// the term itself, and its position; `None` for no term. Ties go to the
 /// first occurrence and the first NaN wins, as numpy's argmax and argmin;
 /// as the order puts -0 below +0, the extreme has the bits of `P`'s
-/// reduction, NaN payloads aside. `parallel` lets whole blocks run on the
-/// threads of the rayon pool it runs in.
+/// reduction, NaN payloads aside. `parallel` lets whole leaves of 16
+/// blocks run on the threads of the rayon pool it runs in.
 pub fn arg<T, P, S>(_pick: P, terms: &S, parallel: bool) -> Option<(T, i64)>
 where
     T: Ordered,

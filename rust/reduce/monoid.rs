@@ -181,7 +181,7 @@ macro_rules! float_extremes {
                 <$f>::from_bits(s.unsigned_min)
             }
         }
-        /// Min from the same [`Spans`]: a NaN as for Max; otherwise, where a
+        /// Min from the same spans: a NaN as for Max; otherwise, where a
         /// term is negative (-0 included), the greatest magnitude among
         /// them, the unsigned greatest; otherwise the unsigned least.
         #[inline(always)]
