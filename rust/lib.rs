@@ -28,3 +28,5 @@ pub mod pad;
 pub mod pool;
 #[cfg(feature = "ocaml")]
 pub mod ffi;
+#[cfg(test)]
+mod cpu_clock;

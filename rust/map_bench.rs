@@ -7,25 +7,8 @@
 
 use super::*;
 use crate::call::Call;
+use crate::cpu_clock::thread_cpu_s;
 use crate::prog::{Binary, Unary};
-
-/// Seconds of CPU time the calling thread has used (Linux).
-fn thread_cpu_s() -> f64 {
-    #[repr(C)]
-    struct Timespec {
-        sec: i64,
-        nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, t: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut t = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime");
-    t.sec as f64 + t.nsec as f64 * 1e-9
-}
 
 /// A case: its name, the program, the dtype of its operands, whether they
 /// are read transposed, the side of its square shape.
