@@ -1,9 +1,29 @@
-//! Timing of the kinds' slice forms over 10M elements, one thread:
+//! Timing of the kinds' slice forms over 10M elements, one thread, in
+//! each compilation the CPU runs (see `wide.rs`):
 //! `cargo test --release --no-default-features --lib kinds::bench -- --ignored --nocapture`
-//! (`KINDS_BENCH=exp,log` keeps the kinds whose names are listed).
+//! (`KINDS_BENCH=exp,log` keeps the kinds whose names are listed). Times
+//! are the calling thread's CPU time, which other processes sharing the
+//! machine disturb less than the wall clock does.
 
 use super::*;
-use std::time::Instant;
+
+/// Seconds of CPU time the calling thread has used (Linux).
+fn thread_cpu_s() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, t: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut t = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime");
+    t.sec as f64 + t.nsec as f64 * 1e-9
+}
 
 const N: usize = 10_000_000;
 
@@ -25,21 +45,21 @@ fn uniform(lo: f64, hi: f64, n: usize) -> Vec<f64> {
 fn time<T: Copy + Default>(x: &[T], f: fn(&[T], &mut [T])) -> (f64, f64) {
     let mut out = vec![T::default(); x.len()];
     f(x, &mut out); // warm the pages
-    let big = (0..3)
+    let big = (0..5)
         .map(|_| {
-            let t = Instant::now();
+            let t = thread_cpu_s();
             f(x, &mut out);
-            t.elapsed().as_secs_f64() * 1e9 / x.len() as f64
+            (thread_cpu_s() - t) * 1e9 / x.len() as f64
         })
         .fold(f64::INFINITY, f64::min);
     const M: usize = 4096;
-    let small = (0..3)
+    let small = (0..5)
         .map(|_| {
-            let t = Instant::now();
+            let t = thread_cpu_s();
             for _ in 0..x.len() / M {
                 f(&x[..M], &mut out[..M]);
             }
-            t.elapsed().as_secs_f64() * 1e9 / (x.len() / M * M) as f64
+            (thread_cpu_s() - t) * 1e9 / (x.len() / M * M) as f64
         })
         .fold(f64::INFINITY, f64::min);
     (big, small)
@@ -130,11 +150,13 @@ fn bench() {
         }
         let x64 = uniform(lo, hi, N);
         let x32: Vec<f32> = x64.iter().map(|&v| v as f32).collect();
-        let (t32, c32) = time(&x32, s32);
-        let (t64, c64) = time(&x64, s64);
-        println!(
-            "{name:6} f32 {t32:6.2} ({c32:5.2} in cache)   f64 {t64:6.2} ({c64:5.2})  ns/elem on [{lo}, {hi}]"
-        );
+        wide::on_each_compilation(|isa| {
+            let (t32, c32) = time(&x32, s32);
+            let (t64, c64) = time(&x64, s64);
+            println!(
+                "{name:6} f32 {t32:6.2} ({c32:5.2} in cache)   f64 {t64:6.2} ({c64:5.2})  ns/elem on [{lo}, {hi}], {isa}"
+            );
+        });
     }
 }
 

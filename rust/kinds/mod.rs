@@ -9,8 +9,10 @@
 //! its scalar one.
 //!
 //! The slice forms are plain loops that LLVM vectorises (8 f32 or 4 f64
-//! lanes with AVX2): every step of a kind computed for every lane, a choice
-//! a select between values computed before it. Most kinds have two paths
+//! lanes with AVX2, 16 or 8 in their second compilation, for AVX-512, which
+//! a call takes where the CPU has it: `wide.rs`): every step of a kind
+//! computed for every lane, a choice a select between values computed
+//! before it. Most kinds have two paths
 //! (see `map_split`): the kind itself, and a cheaper path for the
 //! ordinary arguments, without the clamps, subnormal scalings and special
 //! cases those do not need, that a slice runs over a whole block before
@@ -51,6 +53,9 @@ mod slices;
 #[cfg(test)]
 mod testing;
 mod trig;
+mod wide;
+
+use wide::slice_form;
 
 pub use complex::*;
 pub use exp::*;
@@ -77,14 +82,18 @@ macro_rules! f64_kind {
             $core(x as f64) as f32
         }
 
-        #[doc = concat!("`", stringify!($f32), "` of each element of `x` into `out`, of the same length.")]
-        pub fn $s32(x: &[f32], out: &mut [f32]) {
-            super::map_slice(x, out, $f32)
+        super::slice_form! {
+            #[doc = concat!("`", stringify!($f32), "` of each element of `x` into `out`, of the same length.")]
+            pub fn $s32(x: &[f32], out: &mut [f32]) {
+                super::map_slice(x, out, $f32)
+            }
         }
 
-        #[doc = concat!("`", stringify!($f64), "` of each element of `x` into `out`, of the same length.")]
-        pub fn $s64(x: &[f64], out: &mut [f64]) {
-            super::map_slice(x, out, $f64)
+        super::slice_form! {
+            #[doc = concat!("`", stringify!($f64), "` of each element of `x` into `out`, of the same length.")]
+            pub fn $s64(x: &[f64], out: &mut [f64]) {
+                super::map_slice(x, out, $f64)
+            }
         }
     };
 }
@@ -261,14 +270,18 @@ macro_rules! split_kind {
             $full::<f64>(x)
         }
 
-        #[doc = concat!("`", stringify!($f32), "` of each element of `x` into `out`, of the same length.")]
-        pub fn $s32(x: &[f32], out: &mut [f32]) {
-            super::map_split::<f32, true>(x, out, $ord::<f32>, $fast::<f32>, $full::<f32>)
+        super::slice_form! {
+            #[doc = concat!("`", stringify!($f32), "` of each element of `x` into `out`, of the same length.")]
+            pub fn $s32(x: &[f32], out: &mut [f32]) {
+                super::map_split::<f32, true>(x, out, $ord::<f32>, $fast::<f32>, $full::<f32>)
+            }
         }
 
-        #[doc = concat!("`", stringify!($f64), "` of each element of `x` into `out`, of the same length.")]
-        pub fn $s64(x: &[f64], out: &mut [f64]) {
-            super::map_split::<f64, true>(x, out, $ord::<f64>, $fast::<f64>, $full::<f64>)
+        super::slice_form! {
+            #[doc = concat!("`", stringify!($f64), "` of each element of `x` into `out`, of the same length.")]
+            pub fn $s64(x: &[f64], out: &mut [f64]) {
+                super::map_split::<f64, true>(x, out, $ord::<f64>, $fast::<f64>, $full::<f64>)
+            }
         }
     };
 }
@@ -292,20 +305,24 @@ macro_rules! split_f64_kind {
             $full(x as f64) as f32
         }
 
-        #[doc = concat!("`", stringify!($f32), "` of each element of `x` into `out`, of the same length.")]
-        pub fn $s32(x: &[f32], out: &mut [f32]) {
-            super::map_split::<f32, $vec_full>(
-                x,
-                out,
-                |v: f32| $ord(v as f64),
-                |v: f32| $fast(v as f64) as f32,
-                |v: f32| $full(v as f64) as f32,
-            )
+        super::slice_form! {
+            #[doc = concat!("`", stringify!($f32), "` of each element of `x` into `out`, of the same length.")]
+            pub fn $s32(x: &[f32], out: &mut [f32]) {
+                super::map_split::<f32, $vec_full>(
+                    x,
+                    out,
+                    |v: f32| $ord(v as f64),
+                    |v: f32| $fast(v as f64) as f32,
+                    |v: f32| $full(v as f64) as f32,
+                )
+            }
         }
 
-        #[doc = concat!("`", stringify!($f64), "` of each element of `x` into `out`, of the same length.")]
-        pub fn $s64(x: &[f64], out: &mut [f64]) {
-            super::map_split::<f64, $vec_full>(x, out, $ord, $fast, $full)
+        super::slice_form! {
+            #[doc = concat!("`", stringify!($f64), "` of each element of `x` into `out`, of the same length.")]
+            pub fn $s64(x: &[f64], out: &mut [f64]) {
+                super::map_split::<f64, $vec_full>(x, out, $ord, $fast, $full)
+            }
         }
     };
     ($ord:ident, $fast:ident, $full:ident, $f32:ident, $f64:ident, $s32:ident, $s64:ident, $(#[$doc:meta])*) => {

@@ -1,6 +1,8 @@
 //! The slice forms against the scalar functions, bit for bit (any NaN
 //! matching any NaN), on large random samples that mix ordinary arguments
-//! with special ones in every block, at every alignment of a slice's tail.
+//! with special ones in every block, at every alignment of a slice's tail:
+//! each compilation of the slice forms that the CPU runs (see `wide.rs`),
+//! on the same samples.
 
 use super::*;
 
@@ -202,87 +204,104 @@ fn mixed<T: Copy>(
 #[test]
 fn slices_match_scalars_f32() {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    for &(name, f, s) in KINDS32 {
-        let x = mixed(
-            400_000,
-            &mut rng,
-            |r| ((r.unit() * 2.0 - 1.0) * [1.5, 6.0, 40.0][(r.next() % 3) as usize]) as f32,
-            Rng::arg32,
-        );
-        let mut out = vec![0.0f32; x.len()];
-        s(&x, &mut out);
-        for (&v, &y) in x.iter().zip(&out) {
-            assert!(
-                same32(f(v), y),
-                "{name}({v:e}): scalar {:e}, slice {y:e}",
-                f(v)
-            );
-        }
-        // Short slices at every offset: the vector loops' tails.
-        for len in 0..40 {
-            for start in (0..x.len() - len).step_by(9973) {
-                let mut o = vec![0.0f32; len];
-                s(&x[start..start + len], &mut o);
-                for (&v, &y) in x[start..start + len].iter().zip(&o) {
-                    assert!(same32(f(v), y), "{name}({v:e}) in a slice of {len}");
+    let samples: Vec<Vec<f32>> = KINDS32
+        .iter()
+        .map(|_| {
+            mixed(
+                400_000,
+                &mut rng,
+                |r| ((r.unit() * 2.0 - 1.0) * [1.5, 6.0, 40.0][(r.next() % 3) as usize]) as f32,
+                Rng::arg32,
+            )
+        })
+        .collect();
+    wide::on_each_compilation(|isa| {
+        for (&(name, f, s), x) in KINDS32.iter().zip(&samples) {
+            let mut out = vec![0.0f32; x.len()];
+            s(x, &mut out);
+            for (&v, &y) in x.iter().zip(&out) {
+                assert!(
+                    same32(f(v), y),
+                    "{name}({v:e}), {isa}: scalar {:e}, slice {y:e}",
+                    f(v)
+                );
+            }
+            // Short slices at every offset: the vector loops' tails.
+            for len in 0..40 {
+                for start in (0..x.len() - len).step_by(9973) {
+                    let mut o = vec![0.0f32; len];
+                    s(&x[start..start + len], &mut o);
+                    for (&v, &y) in x[start..start + len].iter().zip(&o) {
+                        assert!(same32(f(v), y), "{name}({v:e}), {isa}, in a slice of {len}");
+                    }
                 }
             }
         }
-    }
+    });
 }
 
 #[test]
 fn slices_match_scalars_f64() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    for &(name, f, s) in KINDS64 {
-        let x = mixed(
-            400_000,
-            &mut rng,
-            |r| (r.unit() * 2.0 - 1.0) * [1.5, 6.0, 40.0][(r.next() % 3) as usize],
-            Rng::arg64,
-        );
-        let mut out = vec![0.0f64; x.len()];
-        s(&x, &mut out);
-        for (&v, &y) in x.iter().zip(&out) {
-            assert!(
-                same64(f(v), y),
-                "{name}({v:e}): scalar {:e}, slice {y:e}",
-                f(v)
-            );
-        }
-        for len in 0..40 {
-            for start in (0..x.len() - len).step_by(9973) {
-                let mut o = vec![0.0f64; len];
-                s(&x[start..start + len], &mut o);
-                for (&v, &y) in x[start..start + len].iter().zip(&o) {
-                    assert!(same64(f(v), y), "{name}({v:e}) in a slice of {len}");
+    let samples: Vec<Vec<f64>> = KINDS64
+        .iter()
+        .map(|_| {
+            mixed(
+                400_000,
+                &mut rng,
+                |r| (r.unit() * 2.0 - 1.0) * [1.5, 6.0, 40.0][(r.next() % 3) as usize],
+                Rng::arg64,
+            )
+        })
+        .collect();
+    wide::on_each_compilation(|isa| {
+        for (&(name, f, s), x) in KINDS64.iter().zip(&samples) {
+            let mut out = vec![0.0f64; x.len()];
+            s(x, &mut out);
+            for (&v, &y) in x.iter().zip(&out) {
+                assert!(
+                    same64(f(v), y),
+                    "{name}({v:e}), {isa}: scalar {:e}, slice {y:e}",
+                    f(v)
+                );
+            }
+            for len in 0..40 {
+                for start in (0..x.len() - len).step_by(9973) {
+                    let mut o = vec![0.0f64; len];
+                    s(&x[start..start + len], &mut o);
+                    for (&v, &y) in x[start..start + len].iter().zip(&o) {
+                        assert!(same64(f(v), y), "{name}({v:e}), {isa}, in a slice of {len}");
+                    }
                 }
             }
         }
-    }
+    });
 }
 
-/// Every f32 argument of every kind, slice against scalar (minutes):
+/// Every f32 argument of every kind, slice against scalar, in each
+/// compilation (minutes):
 /// `cargo test --release --no-default-features --lib kinds::slices -- --ignored`.
 #[test]
 #[ignore]
 fn slices_match_scalars_f32_exhaustive() {
     const C: usize = 1 << 20;
-    let mut x = vec![0.0f32; C];
-    let mut out = vec![0.0f32; C];
-    for &(name, f, s) in KINDS32 {
-        for chunk in 0..(1u64 << 32) / C as u64 {
-            for (i, v) in x.iter_mut().enumerate() {
-                *v = f32::from_bits((chunk * C as u64 + i as u64) as u32);
-            }
-            s(&x, &mut out);
-            for (&v, &y) in x.iter().zip(&out) {
-                assert!(
-                    same32(f(v), y),
-                    "{name}({v:e}): scalar {:e}, slice {y:e}",
-                    f(v)
-                );
+    wide::on_each_compilation(|isa| {
+        let mut x = vec![0.0f32; C];
+        let mut out = vec![0.0f32; C];
+        for &(name, f, s) in KINDS32 {
+            for chunk in 0..(1u64 << 32) / C as u64 {
+                for (i, v) in x.iter_mut().enumerate() {
+                    *v = f32::from_bits((chunk * C as u64 + i as u64) as u32);
+                }
+                s(&x, &mut out);
+                for (&v, &y) in x.iter().zip(&out) {
+                    assert!(
+                        same32(f(v), y),
+                        "{name}({v:e}), {isa}: scalar {:e}, slice {y:e}",
+                        f(v)
+                    );
+                }
             }
         }
-    }
+    });
 }

@@ -1,0 +1,84 @@
+//! The slice forms compiled twice: for the crate's baseline (AVX2 on
+//! x86-64), and once more for AVX-512, which a call takes where the CPU has
+//! it.
+//!
+//! A slice form's body is a plain loop of `#[inline(always)]` functions;
+//! [`slice_form`] declares it once and compiles it a second time inside a
+//! `#[target_feature]` function, where the kinds' arithmetic, inlined,
+//! vectorises over 16 f32 or 8 f64 lanes (LLVM's tuning for the crate's
+//! generic x86-64 target does not hold it to 256-bit vectors). The two
+//! compilations give the same bits: every step of a kind is an IEEE
+//! operation, a comparison or a manipulation of bits, whose result the
+//! instruction set does not change (`slices.rs` tests both against the
+//! scalar kinds).
+
+/// Declares the slice form `fn $name($arg: $ty, ...) $body`: `$body` is
+/// compiled for the crate's baseline and, on x86-64, once more with
+/// AVX-512 (F, VL, DQ, BW) enabled, the compilation a call runs chosen by
+/// [`avx512`]. `$body` should be a loop of `#[inline(always)]` functions,
+/// so that the second compilation holds the whole loop.
+macro_rules! slice_form {
+    ($(#[$attr:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        $(#[$attr])*
+        $vis fn $name($($arg: $ty),*) {
+            #[inline(always)]
+            fn body($($arg: $ty),*) $body
+
+            #[cfg(target_arch = "x86_64")]
+            if $crate::kinds::wide::avx512() {
+                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw")]
+                fn avx512($($arg: $ty),*) {
+                    body($($arg),*)
+                }
+                // SAFETY: `avx512()` detected every feature that `avx512`
+                // enables on the CPU that runs it.
+                return unsafe { avx512($($arg),*) };
+            }
+            body($($arg),*)
+        }
+    };
+}
+pub(super) use slice_form;
+
+/// Whether the slice forms run their AVX-512 compilation: the CPU has
+/// AVX-512 F, VL, DQ and BW (each detected once, then read from the
+/// standard library's cache).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(super) fn avx512() -> bool {
+    #[cfg(test)]
+    if BASELINE.get() {
+        return false;
+    }
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+        && std::arch::is_x86_feature_detected!("avx512dq")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+thread_local! {
+    /// Whether this thread's slice forms run their baseline compilation
+    /// whatever the CPU has (set by [`on_each_compilation`]).
+    static BASELINE: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// Runs `check` on each compilation of the slice forms that this CPU
+/// runs, the name of the compilation its argument: the baseline, then
+/// AVX-512 where the CPU has it (a note printed where it does not).
+#[cfg(test)]
+pub(super) fn on_each_compilation(check: impl Fn(&str)) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        BASELINE.set(true);
+        check("baseline");
+        BASELINE.set(false);
+        if avx512() {
+            check("AVX-512");
+        } else {
+            println!("note: no AVX-512 on this CPU; its compilation of the slice forms not run");
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    check("baseline");
+}
