@@ -51,9 +51,7 @@ fn deviations<F: Real>(xs: &[F], c: F) -> (F, F) {
         }
     }
     let present = n.min(LANES);
-    F::sum_lanes(&mut s, present);
-    F::sum_lanes(&mut q, present);
-    (s[0], q[0])
+    (F::sum_lanes(&mut s, present), F::sum_lanes(&mut q, present))
 }
 
 /// Whole rows of 16 terms into the lanes of both sums; out of line, so that

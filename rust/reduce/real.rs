@@ -3,7 +3,7 @@
 
 use core::ops::{Add, Div, Mul, Sub};
 
-use super::lanes::fold_lanes;
+use super::lanes::fold16;
 use super::monoid::{Max, Monoid, Ordered, Sum};
 use super::LANES;
 
@@ -38,9 +38,9 @@ pub trait Real:
     fn max<S: super::Terms<Self> + ?Sized>(terms: &S, parallel: bool) -> Self;
     /// The lane-order Sum of one block of 1 to [`BLOCK`](super::BLOCK) terms.
     fn sum_block(terms: &[Self]) -> Self;
-    /// The lanes' tree of a Sum over lanes `0..present` of `acc`, into
-    /// `acc[0]`.
-    fn sum_lanes(acc: &mut [Self; LANES], present: usize);
+    /// The lanes' tree of a Sum over lanes `0..present` of `acc`: its
+    /// result.
+    fn sum_lanes(acc: &mut [Self; LANES], present: usize) -> Self;
 }
 
 /// exp and log, behind one trait so that their source changes in one place.
@@ -74,8 +74,8 @@ macro_rules! real {
                 <Sum as Monoid<$f>>::block(terms)
             }
             #[inline(always)]
-            fn sum_lanes(acc: &mut [$f; LANES], present: usize) {
-                fold_lanes::<$f, Sum>(acc, 1, present)
+            fn sum_lanes(acc: &mut [$f; LANES], present: usize) -> $f {
+                fold16::<$f, Sum>(acc, present)
             }
         }
         /// The math library's Exp and Log (`crate::kinds`), the kinds'
