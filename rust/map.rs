@@ -494,12 +494,20 @@ impl Loop {
                             v[..n].fill(index[a] as i64);
                         }
                     }
-                    Node::Unary(k, x) => ops::unary(k, &done[x], out, n),
-                    Node::Binary(k, x, y) => ops::binary(k, prog.dtypes[x], &done[x], &done[y], out, n),
+                    // A kind computes in the register type, so its result
+                    // settles into the node's dtype; loads, selections and
+                    // casts give values of their dtype already.
+                    Node::Unary(k, x) => {
+                        ops::unary(k, &done[x], out, n);
+                        out.settle(prog.dtypes[i], n);
+                    }
+                    Node::Binary(k, x, y) => {
+                        ops::binary(k, prog.dtypes[x], &done[x], &done[y], out, n);
+                        out.settle(prog.dtypes[i], n);
+                    }
                     Node::Where(c, x, y) => ops::select(&done[c], &done[x], &done[y], out, n),
                     Node::Cast(d, x) => cast::cast(prog.dtypes[x], d, &done[x], out, n),
                 }
-                out.settle(prog.dtypes[i], n);
             }
             for (k, &o) in prog.outputs.iter().enumerate() {
                 // SAFETY: the run lies in destination k's checked layout; no
