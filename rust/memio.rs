@@ -99,19 +99,26 @@ pub unsafe fn load(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, c
         // SAFETY: element i lies in the buffer (caller), so its byte does.
         unsafe { *base.offset(i) }
     };
-    let nibble = |i: isize| -> u8 {
-        // SAFETY: element i of a 4-bit dtype lies in the buffer (caller),
-        // so byte i / 2 does.
-        (unsafe { *base.offset(i >> 1) } >> (4 * (i & 1))) & 15
+    // A byte of sub-byte elements, read atomically: another thread of the
+    // call may be storing other elements of the same byte meanwhile (see
+    // `store`), which a plain read would race with.
+    let shared = |at: isize| -> u8 {
+        // SAFETY: the byte lies in the buffer (caller's contract, through
+        // the element that the callers below derive it from); `AtomicU8`
+        // has the size and alignment of `u8`.
+        unsafe { &*(base.offset(at) as *const AtomicU8) }.load(Ordering::Relaxed)
     };
+    // Element i of a 4-bit dtype lies in the buffer (caller), so byte i / 2 does.
+    let nibble = |i: isize| -> u8 { (shared(i >> 1) >> (4 * (i & 1))) & 15 };
     match (d, col) {
         (Dtype::Bool, Col::Bool(v)) => {
             v[..n].iter_mut().zip(indices(start, step, n)).for_each(|(o, i)| *o = byte(i) != 0)
         }
-        (Dtype::Bit, Col::Bool(v)) => v[..n].iter_mut().zip(indices(start, step, n)).for_each(|(o, i)| {
-            // SAFETY: bit i lies in the buffer (caller), so byte i / 8 does.
-            *o = (unsafe { *base.offset(i >> 3) } >> (i & 7)) & 1 != 0
-        }),
+        (Dtype::Bit, Col::Bool(v)) => v[..n]
+            .iter_mut()
+            .zip(indices(start, step, n))
+            // Bit i lies in the buffer (caller), so byte i / 8 does.
+            .for_each(|(o, i)| *o = (shared(i >> 3) >> (i & 7)) & 1 != 0),
         (Dtype::Int4, Col::I8(v)) => v[..n]
             .iter_mut()
             .zip(indices(start, step, n))
