@@ -6,24 +6,7 @@
 //! machine disturb less than the wall clock does.
 
 use super::*;
-
-/// Seconds of CPU time the calling thread has used (Linux).
-fn thread_cpu_s() -> f64 {
-    #[repr(C)]
-    struct Timespec {
-        sec: i64,
-        nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, t: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut t = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime");
-    t.sec as f64 + t.nsec as f64 * 1e-9
-}
+use crate::cpu_clock::thread_cpu_s;
 
 const N: usize = 10_000_000;
 
@@ -42,7 +25,7 @@ fn uniform(lo: f64, hi: f64, n: usize) -> Vec<f64> {
 
 /// The best of a few runs of `f` over `x`, in ns per element: over the
 /// whole of `x`, and over its first 4096 elements (in cache) many times.
-fn time<T: Copy + Default>(x: &[T], f: fn(&[T], &mut [T])) -> (f64, f64) {
+fn time<T: Copy + Default>(x: &[T], f: impl Fn(&[T], &mut [T])) -> (f64, f64) {
     let mut out = vec![T::default(); x.len()];
     f(x, &mut out); // warm the pages
     let big = (0..5)
@@ -134,6 +117,42 @@ fn kinds() -> Vec<Kind> {
     ]
 }
 
+/// A kind of two operands: its name, the ranges of its first and second
+/// operands, its slice forms.
+type Binary = (
+    &'static str,
+    (f64, f64),
+    (f64, f64),
+    fn(&[f32], &[f32], &mut [f32]),
+    fn(&[f64], &[f64], &mut [f64]),
+);
+
+fn binary_kinds() -> Vec<Binary> {
+    vec![
+        (
+            "atan2",
+            (-10.0, 10.0),
+            (-10.0, 10.0),
+            atan2_f32_slice,
+            atan2_f64_slice,
+        ),
+        (
+            "hypot",
+            (-10.0, 10.0),
+            (-10.0, 10.0),
+            hypot_f32_slice,
+            hypot_f64_slice,
+        ),
+        (
+            "pow",
+            (0.1, 10.0),
+            (-10.0, 10.0),
+            pow_f32_slice,
+            pow_f64_slice,
+        ),
+    ]
+}
+
 #[test]
 #[ignore]
 fn bench() {
@@ -142,11 +161,13 @@ fn bench() {
     if only.as_deref() == Some("special") {
         return special();
     }
+    let listed = |name: &str| {
+        only.as_ref()
+            .is_none_or(|o| o.split(',').any(|k| k == name))
+    };
     for &(name, lo, hi, s32, s64) in &kinds {
-        if let Some(only) = &only {
-            if !only.split(',').any(|k| k == name) {
-                continue;
-            }
+        if !listed(name) {
+            continue;
         }
         let x64 = uniform(lo, hi, N);
         let x32: Vec<f32> = x64.iter().map(|&v| v as f32).collect();
@@ -155,6 +176,23 @@ fn bench() {
             let (t64, c64) = time(&x64, s64);
             println!(
                 "{name:6} f32 {t32:6.2} ({c32:5.2} in cache)   f64 {t64:6.2} ({c64:5.2})  ns/elem on [{lo}, {hi}], {isa}"
+            );
+        });
+    }
+    for (name, (lo, hi), (lo2, hi2), s32, s64) in binary_kinds() {
+        if !listed(name) {
+            continue;
+        }
+        let x64 = uniform(lo, hi, N);
+        let x32: Vec<f32> = x64.iter().map(|&v| v as f32).collect();
+        // The second sample reversed, not to follow the first.
+        let y64: Vec<f64> = uniform(lo2, hi2, N).into_iter().rev().collect();
+        let y32: Vec<f32> = y64.iter().map(|&v| v as f32).collect();
+        wide::on_each_compilation(|isa| {
+            let (t32, c32) = time(&x32, |x, o| s32(x, &y32[..x.len()], o));
+            let (t64, c64) = time(&x64, |x, o| s64(x, &y64[..x.len()], o));
+            println!(
+                "{name:6} f32 {t32:6.2} ({c32:5.2} in cache)   f64 {t64:6.2} ({c64:5.2})  ns/elem on [{lo}, {hi}] x [{lo2}, {hi2}], {isa}"
             );
         });
     }

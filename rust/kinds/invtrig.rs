@@ -211,16 +211,20 @@ pub fn atan2_f32(y: f32, x: f32) -> f32 {
     atan2(y as f64, x as f64) as f32
 }
 
-/// `atan2_f32` of each pair of `y` and `x` into `out`, all of one length.
-#[inline]
-pub fn atan2_f32_slice(y: &[f32], x: &[f32], out: &mut [f32]) {
-    super::map_slice2(y, x, out, atan2_f32)
+super::slice_form! {
+    /// `atan2_f32` of each pair of `y` and `x` into `out`, all of one length.
+    #[inline]
+    pub fn atan2_f32_slice(y: &[f32], x: &[f32], out: &mut [f32]) {
+        super::map_slice2(y, x, out, atan2_f32)
+    }
 }
 
-/// `atan2_f64` of each pair of `y` and `x` into `out`, all of one length.
-#[inline]
-pub fn atan2_f64_slice(y: &[f64], x: &[f64], out: &mut [f64]) {
-    super::map_slice2(y, x, out, atan2_f64)
+super::slice_form! {
+    /// `atan2_f64` of each pair of `y` and `x` into `out`, all of one length.
+    #[inline]
+    pub fn atan2_f64_slice(y: &[f64], x: &[f64], out: &mut [f64]) {
+        super::map_slice2(y, x, out, atan2_f64)
+    }
 }
 
 #[cfg(test)]

@@ -278,6 +278,91 @@ fn slices_match_scalars_f64() {
     });
 }
 
+type Binary<T> = (&'static str, fn(T, T) -> T, fn(&[T], &[T], &mut [T]));
+
+const BINARY32: &[Binary<f32>] = &[
+    ("atan2", atan2_f32, atan2_f32_slice),
+    ("hypot", hypot_f32, hypot_f32_slice),
+    ("pow", pow_f32, pow_f32_slice),
+];
+
+const BINARY64: &[Binary<f64>] = &[
+    ("atan2", atan2_f64, atan2_f64_slice),
+    ("hypot", hypot_f64, hypot_f64_slice),
+    ("pow", pow_f64, pow_f64_slice),
+];
+
+/// The binary kinds' slice forms against their scalar functions, as the
+/// unary ones, each kind over its pair of samples.
+fn binary_slices_match<T: Copy + Default + core::fmt::LowerExp>(
+    kinds: &[Binary<T>],
+    samples: &[(Vec<T>, Vec<T>)],
+    same: fn(T, T) -> bool,
+) {
+    wide::on_each_compilation(|isa| {
+        for (&(name, f, s), (a, b)) in kinds.iter().zip(samples) {
+            let mut out = vec![T::default(); a.len()];
+            s(a, b, &mut out);
+            for ((&u, &v), &y) in a.iter().zip(b).zip(&out) {
+                assert!(
+                    same(f(u, v), y),
+                    "{name}({u:e}, {v:e}), {isa}: scalar {:e}, slice {y:e}",
+                    f(u, v)
+                );
+            }
+            for len in 0..40 {
+                for start in (0..a.len() - len).step_by(9973) {
+                    let r = start..start + len;
+                    let mut o = vec![T::default(); len];
+                    s(&a[r.clone()], &b[r.clone()], &mut o);
+                    for ((&u, &v), &y) in a[r.clone()].iter().zip(&b[r]).zip(&o) {
+                        assert!(
+                            same(f(u, v), y),
+                            "{name}({u:e}, {v:e}), {isa}, in a slice of {len}"
+                        );
+                    }
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn binary_slices_match_scalars_f32() {
+    let mut rng = Rng(0x5851_f42d_4c95_7f2d);
+    let sample = |r: &mut Rng| {
+        mixed(
+            200_000,
+            r,
+            |r| ((r.unit() * 2.0 - 1.0) * [1.5, 6.0, 40.0][(r.next() % 3) as usize]) as f32,
+            Rng::arg32,
+        )
+    };
+    let samples: Vec<_> = BINARY32
+        .iter()
+        .map(|_| (sample(&mut rng), sample(&mut rng)))
+        .collect();
+    binary_slices_match(BINARY32, &samples, same32);
+}
+
+#[test]
+fn binary_slices_match_scalars_f64() {
+    let mut rng = Rng(0x1405_7b7e_f767_814f);
+    let sample = |r: &mut Rng| {
+        mixed(
+            200_000,
+            r,
+            |r| (r.unit() * 2.0 - 1.0) * [1.5, 6.0, 40.0][(r.next() % 3) as usize],
+            Rng::arg64,
+        )
+    };
+    let samples: Vec<_> = BINARY64
+        .iter()
+        .map(|_| (sample(&mut rng), sample(&mut rng)))
+        .collect();
+    binary_slices_match(BINARY64, &samples, same64);
+}
+
 /// Every f32 argument of every kind, slice against scalar, in each
 /// compilation (minutes):
 /// `cargo test --release --no-default-features --lib kinds::slices -- --ignored`.

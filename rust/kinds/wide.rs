@@ -11,6 +11,11 @@
 //! operation, a comparison or a manipulation of bits, whose result the
 //! instruction set does not change (`slices.rs` tests both against the
 //! scalar kinds).
+//!
+//! The slice forms of rsqrt and hypot keep to the baseline: bound by
+//! division and square root, whose 512-bit forms take as long per element
+//! as the 256-bit ones, they ran a tenth slower in AVX-512. Pow's loop
+//! does not vectorise in either.
 
 /// Declares the slice form `fn $name($arg: $ty, ...) $body`: `$body` is
 /// compiled for the crate's baseline and, on x86-64, once more with
