@@ -1,7 +1,7 @@
 //! Erf, Hypot and Rsqrt. The f32 kinds evaluate in f64 and round once.
 
 use super::exp::{exp, exp_fast};
-use super::real::poly;
+use super::real::{poly, Real};
 
 /// `erf(x) = x E(x^2)` on `[0, 1]`. gen_coeffs.py erf, f64: 2^-55.8.
 const E: &[f64] = &[
@@ -93,13 +93,10 @@ fn erf_with(x: f64, exp: impl Fn(f64) -> f64) -> f64 {
     // exp(-a^2) from a^2 in a head and a tail.
     let sq = a * a;
     let sq_err = a.mul_add(a, -sq);
-    let g = if a < 2.0 {
-        poly(a - 1.5, G1)
-    } else if a < 3.5 {
-        poly(a - 2.75, G2)
-    } else {
-        poly(a - 4.75, G3)
-    };
+    // Each piece computed and one chosen, without a branch, so that a
+    // slice form's loop vectorises.
+    let (g1, g2, g3) = (poly(a - 1.5, G1), poly(a - 2.75, G2), poly(a - 4.75, G3));
+    let g = f64::select(a < 2.0, g1, f64::select(a < 3.5, g2, g3));
     let erfc = exp(-sq) * g;
     let erfc = erfc.mul_add(-sq_err, erfc);
     let y = if a < 1.0 {

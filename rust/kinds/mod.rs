@@ -146,12 +146,30 @@ fn prefetch<T>(x: &[T], start: usize) {
 /// is not ordinary takes that pass.
 const BLOCK: usize = 256;
 
-/// The slice form of a kind of two paths: `full`, the kind itself (its
-/// scalar form), for every argument, and `fast`, for the arguments that
-/// `ordinary` accepts (nearly all of those met in practice), where it gives
-/// `full`'s bits: it is `full` less the steps that are identities there (a
-/// clamp, the scaling of a subnormal, the special cases), through the same
-/// core. The tests of `slices.rs` hold the two forms to one another's bits.
+/// A kind of two paths, as [`map_split`] runs it: `full`, the kind itself
+/// (its scalar form), for every argument, and `fast`, for the arguments
+/// that `ordinary` accepts (nearly all of those met in practice), where it
+/// gives `full`'s bits: it is `full` less the steps that are identities
+/// there (a clamp, the scaling of a subnormal, the special cases), through
+/// the same core. The tests of `slices.rs` hold the two forms to one
+/// another's bits.
+///
+/// Implemented by [`split_slice!`] alone, each function
+/// `#[inline(always)]`: [`map_split`]'s loops call them directly, so that
+/// each holds the kind's whole arithmetic in every compilation. (A kind
+/// passed as a closure or a function is called through a shim that LLVM
+/// inlines by its own measure of size, and erf's is too large: its loops
+/// stayed calls, scalar.)
+trait Split {
+    type T: Lane;
+    /// Whether `full` vectorises: it has no call in it.
+    const VEC_FULL: bool;
+    fn ordinary(x: Self::T) -> bool;
+    fn fast(x: Self::T) -> Self::T;
+    fn full(x: Self::T) -> Self::T;
+}
+
+/// The slice form of a [`Split`] kind `K` over `x` into `out`.
 ///
 /// Over each block: `fast` of every element, a loop without branches, which
 /// vectorises, counting the arguments that are not ordinary; then, if any,
@@ -167,13 +185,7 @@ const BLOCK: usize = 256;
 ///
 /// Panics where the lengths differ.
 #[inline(always)]
-fn map_split<T: Lane, const VEC_FULL: bool>(
-    x: &[T],
-    out: &mut [T],
-    ordinary: impl Fn(T) -> bool,
-    fast: impl Fn(T) -> T,
-    full: impl Fn(T) -> T,
-) {
+fn map_split<K: Split>(x: &[K::T], out: &mut [K::T]) {
     assert_eq!(
         x.len(),
         out.len(),
@@ -182,27 +194,27 @@ fn map_split<T: Lane, const VEC_FULL: bool>(
     let mut dense = false;
     for (b, (xb, ob)) in x.chunks(BLOCK).zip(out.chunks_mut(BLOCK)).enumerate() {
         prefetch(x, (b + AHEAD) * BLOCK);
-        let mut rare = T::NONE;
+        let mut rare = K::T::NONE;
         if dense {
             for (o, &v) in ob.iter_mut().zip(xb) {
-                *o = full(v);
-                rare = rare + T::one(!ordinary(v));
+                *o = K::full(v);
+                rare = rare + K::T::one(!K::ordinary(v));
             }
         } else {
             for (o, &v) in ob.iter_mut().zip(xb) {
-                *o = fast(v);
-                rare = rare + T::one(!ordinary(v));
+                *o = K::fast(v);
+                rare = rare + K::T::one(!K::ordinary(v));
             }
         }
-        let many = VEC_FULL && T::count(rare) * 32 > xb.len();
+        let many = K::VEC_FULL && K::T::count(rare) * 32 > xb.len();
         if !dense && many {
             for (o, &v) in ob.iter_mut().zip(xb) {
-                *o = full(v);
+                *o = K::full(v);
             }
-        } else if !dense && rare != T::NONE {
+        } else if !dense && rare != K::T::NONE {
             for (o, &v) in ob.iter_mut().zip(xb) {
-                if !ordinary(v) {
-                    *o = outlined(&full, v);
+                if !K::ordinary(v) {
+                    *o = outlined::<K>(v);
                 }
             }
         }
@@ -210,12 +222,40 @@ fn map_split<T: Lane, const VEC_FULL: bool>(
     }
 }
 
-/// `f(v)`, not inlined: a loop around a call does not vectorise, and so
-/// computes `f` only where it is called.
+/// `K::full(v)`, not inlined: a loop around a call does not vectorise, and
+/// so computes `full` only where it is called.
 #[inline(never)]
-fn outlined<T>(f: &impl Fn(T) -> T, v: T) -> T {
-    f(v)
+fn outlined<K: Split>(v: K::T) -> K::T {
+    K::full(v)
 }
+
+/// The body of a [`Split`] kind's slice form: [`map_split`] of `$x` into
+/// `$out`, elements of type `$t`, of the kind whose `ordinary`, `fast` and
+/// `full` of an argument `$v` are the expressions `$ord`, `$fast`, `$full`,
+/// `$vec_full` its `VEC_FULL`.
+macro_rules! split_slice {
+    ($t:ty, $vec_full:expr, $x:ident, $out:ident, |$v:ident| $ord:expr, $fast:expr, $full:expr) => {{
+        struct Kind;
+        impl super::Split for Kind {
+            type T = $t;
+            const VEC_FULL: bool = $vec_full;
+            #[inline(always)]
+            fn ordinary($v: $t) -> bool {
+                $ord
+            }
+            #[inline(always)]
+            fn fast($v: $t) -> $t {
+                $fast
+            }
+            #[inline(always)]
+            fn full($v: $t) -> $t {
+                $full
+            }
+        }
+        super::map_split::<Kind>($x, $out)
+    }};
+}
+use split_slice;
 
 /// An element of a slice form: f32 or f64, with an integer of its width in
 /// which [`map_split`] counts (a vector of counts is then one register).
@@ -273,14 +313,14 @@ macro_rules! split_kind {
         super::slice_form! {
             #[doc = concat!("`", stringify!($f32), "` of each element of `x` into `out`, of the same length.")]
             pub fn $s32(x: &[f32], out: &mut [f32]) {
-                super::map_split::<f32, true>(x, out, $ord::<f32>, $fast::<f32>, $full::<f32>)
+                super::split_slice!(f32, true, x, out, |v| $ord(v), $fast(v), $full(v))
             }
         }
 
         super::slice_form! {
             #[doc = concat!("`", stringify!($f64), "` of each element of `x` into `out`, of the same length.")]
             pub fn $s64(x: &[f64], out: &mut [f64]) {
-                super::map_split::<f64, true>(x, out, $ord::<f64>, $fast::<f64>, $full::<f64>)
+                super::split_slice!(f64, true, x, out, |v| $ord(v), $fast(v), $full(v))
             }
         }
     };
@@ -308,12 +348,14 @@ macro_rules! split_f64_kind {
         super::slice_form! {
             #[doc = concat!("`", stringify!($f32), "` of each element of `x` into `out`, of the same length.")]
             pub fn $s32(x: &[f32], out: &mut [f32]) {
-                super::map_split::<f32, $vec_full>(
+                super::split_slice!(
+                    f32,
+                    $vec_full,
                     x,
                     out,
-                    |v: f32| $ord(v as f64),
-                    |v: f32| $fast(v as f64) as f32,
-                    |v: f32| $full(v as f64) as f32,
+                    |v| $ord(v as f64),
+                    $fast(v as f64) as f32,
+                    $full(v as f64) as f32
                 )
             }
         }
@@ -321,7 +363,7 @@ macro_rules! split_f64_kind {
         super::slice_form! {
             #[doc = concat!("`", stringify!($f64), "` of each element of `x` into `out`, of the same length.")]
             pub fn $s64(x: &[f64], out: &mut [f64]) {
-                super::map_split::<f64, $vec_full>(x, out, $ord, $fast, $full)
+                super::split_slice!(f64, $vec_full, x, out, |v| $ord(v), $fast(v), $full(v))
             }
         }
     };
