@@ -8,6 +8,7 @@
 //! tiles among threads. Values never depend on the split.
 
 use crate::cast;
+use std::borrow::Cow;
 use crate::column::{self, register_bytes, Col};
 use crate::call::Call;
 use crate::door::Claim;
@@ -188,16 +189,16 @@ pub fn plan_loads(prog: Prog, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan,
     if loads.len() != prog.operands.len() {
         return Err(format!("{} loads for a program of {} operands", loads.len(), prog.operands.len()));
     }
-    let mut load_shapes = Vec::with_capacity(loads.len());
+    let mut load_shapes: Vec<Cow<[usize]>> = Vec::with_capacity(loads.len());
     for (i, l) in loads.iter().enumerate() {
         load_shapes.push(match l {
-            Load::Plain(v) => v.layout.shape.clone(),
-            Load::Padded(p, v) => p.shape(&v.layout.shape).map_err(|e| format!("load {i}: {e}"))?,
+            Load::Plain(v) => Cow::Borrowed(&v.layout.shape),
+            Load::Padded(p, v) => Cow::Owned(p.shape(&v.layout.shape).map_err(|e| format!("load {i}: {e}"))?),
         });
     }
     let shape = match (dsts.first(), load_shapes.first()) {
         (Some(d), _) => d.layout.shape.clone(),
-        (None, Some(l)) => l.clone(),
+        (None, Some(l)) => l.to_vec(),
         (None, None) => Vec::new(),
     };
     for (k, d) in dsts.iter().enumerate() {
@@ -229,7 +230,7 @@ pub fn plan_loads(prog: Prog, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan,
         if d != prog.operands[i] {
             return Err(format!("load {i} is {} but operand {i} is {}", d.name(), prog.operands[i].name()));
         }
-        if load_shapes[i] != shape {
+        if *load_shapes[i] != *shape {
             return Err(format!("load {i} has shape {:?}, the loop {:?}", load_shapes[i], shape));
         }
     }
@@ -318,6 +319,17 @@ fn copy_of(v: &View) -> Result<(View, Vec<u64>), String> {
     Ok((copy, buf))
 }
 
+/// An operand as a loop reads or writes it.
+#[derive(Clone, Copy)]
+struct Operand {
+    mem: Memory,
+    dtype: Dtype,
+    /// The element index of its element at the loop's index 0.
+    offset: isize,
+    /// Its step along the innermost axis.
+    inner: isize,
+}
+
 /// The iteration of a plan: axes merged where they can be, the innermost one
 /// in tiles.
 struct Loop {
@@ -325,13 +337,11 @@ struct Loop {
     outer: Vec<usize>,
     /// The innermost axis's extent.
     inner: usize,
-    /// Per operand (destinations, then loads): memory, dtype, offset, the
-    /// outer strides and the inner stride.
-    mems: Vec<Memory>,
-    dtypes: Vec<Dtype>,
-    offsets: Vec<isize>,
-    outer_strides: Vec<Vec<isize>>,
-    inner_strides: Vec<isize>,
+    /// The operands: destinations, then loads.
+    ops: Vec<Operand>,
+    /// Steps along the outer axes, axis by axis: operand `op`'s along axis
+    /// `a` at `a * ops.len() + op`.
+    outer_steps: Vec<isize>,
     n_dsts: usize,
     /// Elements of a tile (see [`tile_len`]).
     tile: usize,
@@ -342,25 +352,37 @@ struct Loop {
 impl Loop {
     fn new(p: &Plan) -> Loop {
         let views: Vec<&View> = p.dsts.iter().chain(&p.loads).collect();
-        let mut shape = p.shape.clone();
-        let mut strides: Vec<Vec<isize>> = views.iter().map(|v| v.layout.strides.clone()).collect();
-        if p.prog.max_coord_axis().is_none() {
-            innermost_by_strides(&mut shape, &mut strides, &views);
-            merge_axes(&mut shape, &mut strides);
+        let n = views.len();
+        let mut extents = p.shape.clone();
+        let mut steps = Vec::with_capacity(extents.len() * n);
+        for a in 0..extents.len() {
+            steps.extend(views.iter().map(|v| v.layout.strides[a]));
         }
-        let (inner, outer) = match shape.split_last() {
-            Some((&n, rest)) => (n, rest.to_vec()),
-            None => (1, Vec::new()),
+        if p.prog.max_coord_axis().is_none() {
+            innermost_by_strides(&mut extents, &mut steps, &views);
+            merge_axes(&mut extents, &mut steps, n);
+        }
+        let (inner, r) = match extents.last() {
+            Some(&e) => (e, extents.len() - 1),
+            None => (1, 0),
         };
-        let r = outer.len();
+        let ops = views
+            .iter()
+            .enumerate()
+            .map(|(op, v)| Operand {
+                mem: v.memory,
+                dtype: v.layout.dtype,
+                offset: v.layout.offset as isize,
+                inner: steps.get(r * n + op).copied().unwrap_or(0),
+            })
+            .collect();
+        extents.truncate(r);
+        steps.truncate(r * n);
         Loop {
-            outer,
+            outer: extents,
             inner,
-            mems: views.iter().map(|v| v.memory).collect(),
-            dtypes: views.iter().map(|v| v.layout.dtype).collect(),
-            offsets: views.iter().map(|v| v.layout.offset as isize).collect(),
-            inner_strides: strides.iter().map(|s| s.get(r).copied().unwrap_or(0)).collect(),
-            outer_strides: strides.into_iter().map(|s| s[..r].to_vec()).collect(),
+            ops,
+            outer_steps: steps,
             n_dsts: p.dsts.len(),
             tile: tile_len(&p.prog, &views, p.shape.iter().product()),
             block: 1,
@@ -373,7 +395,7 @@ impl Loop {
     /// columns in turn, so each line (and page) such an operand brings in
     /// serves the rows of the block before it leaves the caches.
     fn blocked(mut self) -> Loop {
-        let strided = self.inner_strides.iter().zip(&self.dtypes).any(|(&s, d)| s.unsigned_abs() * d.bits() >= 8 * LINE);
+        let strided = self.ops.iter().any(|o| o.inner.unsigned_abs() * o.dtype.bits() >= 8 * LINE);
         if strided && !self.outer.is_empty() {
             self.block = BLOCK_ROWS;
         }
@@ -414,9 +436,10 @@ impl Loop {
             rest /= n;
         }
         let j0 = tile * self.tile;
-        for (op, b) in base.iter_mut().enumerate() {
-            let outer: isize = index.iter().zip(&self.outer_strides[op]).map(|(&i, &st)| i as isize * st).sum();
-            *b = self.offsets[op] + outer + j0 as isize * self.inner_strides[op];
+        let n_ops = self.ops.len();
+        for (op, (b, o)) in base.iter_mut().zip(&self.ops).enumerate() {
+            let outer: isize = index.iter().enumerate().map(|(a, &i)| i as isize * self.outer_steps[a * n_ops + op]).sum();
+            *b = o.offset + outer + j0 as isize * o.inner;
         }
         (j0, self.tile.min(self.inner - j0))
     }
@@ -427,17 +450,17 @@ impl Loop {
     /// behind a loop that streams its operands tile by tile.
     fn prefetch(&self, base: &[isize], n: usize) {
         #[cfg(target_arch = "x86_64")]
-        for (op, &b) in base.iter().enumerate() {
+        for (o, &b) in self.ops.iter().zip(base) {
             use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let bits = self.dtypes[op].bits() as isize;
-            let step = self.inner_strides[op];
+            let bits = o.dtype.bits() as isize;
+            let step = o.inner;
             let (first, last) = (b, b + (n as isize - 1) * step);
             let lo = (first.min(last) * bits).div_euclid(8);
             let hi = (first.max(last) * bits).div_euclid(8) + (bits + 7) / 8;
             if step.abs() * bits > 8 * LINE as isize {
                 continue;
             }
-            let p = self.mems[op].base;
+            let p = o.mem.base;
             for at in (lo..hi).step_by(LINE) {
                 // SAFETY: a prefetch is a hint that reads nothing the program
                 // sees and cannot fault; the address is computed with
@@ -460,15 +483,15 @@ impl Loop {
                 cols[i] = constant_column(c.dtype, c.lo, c.hi, width);
             }
         }
-        let n_ops = self.mems.len();
+        let n_ops = self.ops.len();
         let mut base = Table::from_fn(n_ops, |_| 0isize);
         let mut ahead = Table::from_fn(n_ops, |_| 0isize);
-        let mut index = vec![0usize; self.outer.len()];
+        let mut index = Table::from_fn(self.outer.len(), |_| 0usize);
         let mut ahead_index = index.clone();
         for item in lo..hi {
-            let (j0, n) = self.locate(item, rows, tiles, &mut index, base.as_mut_slice());
+            let (j0, n) = self.locate(item, rows, tiles, index.as_mut_slice(), base.as_mut_slice());
             if item + AHEAD < hi {
-                let (_, m) = self.locate(item + AHEAD, rows, tiles, &mut ahead_index, ahead.as_mut_slice());
+                let (_, m) = self.locate(item + AHEAD, rows, tiles, ahead_index.as_mut_slice(), ahead.as_mut_slice());
                 self.prefetch(ahead.as_slice(), m);
             }
             let base = base.as_slice();
@@ -482,7 +505,8 @@ impl Loop {
                         // against its memory by `View::new`; `out` is of its
                         // dtype's register type.
                         unsafe {
-                            memio::load(self.mems[op], self.dtypes[op], base[op], self.inner_strides[op], n, out)
+                            let o = &self.ops[op];
+                            memio::load(o.mem, o.dtype, base[op], o.inner, n, out)
                         }
                     }
                     Node::Const(_) => {}
@@ -491,7 +515,7 @@ impl Loop {
                         if a == self.outer.len() {
                             v[..n].iter_mut().enumerate().for_each(|(t, x)| *x = (j0 + t) as i64);
                         } else {
-                            v[..n].fill(index[a] as i64);
+                            v[..n].fill(index.as_slice()[a] as i64);
                         }
                     }
                     // A kind computes in the register type, so its result
@@ -514,7 +538,8 @@ impl Loop {
                 // other thread writes these elements (threads take distinct
                 // items, destinations do not overlap each other or map two
                 // indices to one element), and sub-byte writes are atomic.
-                unsafe { memio::store(self.mems[k], self.dtypes[k], base[k], self.inner_strides[k], n, &cols[o]) }
+                let d = &self.ops[k];
+                unsafe { memio::store(d.mem, d.dtype, base[k], d.inner, n, &cols[o]) }
             }
         }
         column::give_back(cols);
@@ -525,53 +550,37 @@ impl Loop {
 /// bytes lie next to each other (the last axis where none does better):
 /// a transposed operand read into a contiguous destination, say, is then
 /// read along its rows and the destination written along its columns.
-fn innermost_by_strides(shape: &mut Vec<usize>, strides: &mut [Vec<isize>], views: &[&View]) {
-    let Some(last) = shape.len().checked_sub(1) else { return };
+fn innermost_by_strides(extents: &mut [usize], steps: &mut [isize], views: &[&View]) {
+    let n = views.len();
+    let Some(last) = extents.len().checked_sub(1) else { return };
     let unit_bytes = |a: usize| -> usize {
-        strides
-            .iter()
-            .zip(views)
-            .filter(|(s, _)| s[a].unsigned_abs() == 1 && shape[a] > 1)
-            .map(|(_, v)| v.layout.dtype.bits())
-            .sum()
+        let unit = |(op, v): (usize, &&View)| (steps[a * n + op].unsigned_abs() == 1).then(|| v.layout.dtype.bits());
+        if extents[a] > 1 { views.iter().enumerate().filter_map(unit).sum() } else { 0 }
     };
     let best = (0..last).rev().fold(last, |b, a| if unit_bytes(a) > unit_bytes(b) { a } else { b });
-    if best != last {
-        let n = shape.remove(best);
-        shape.push(n);
-        for s in strides.iter_mut() {
-            let st = s.remove(best);
-            s.push(st);
-        }
-    }
+    extents[best..].rotate_left(1);
+    steps[best * n..].rotate_left(n);
 }
 
-/// Merges neighbouring axes that every operand steps through as one, after
-/// dropping axes of extent 1.
-fn merge_axes(shape: &mut Vec<usize>, strides: &mut [Vec<isize>]) {
-    let keep: Vec<usize> = (0..shape.len()).filter(|&a| shape[a] != 1).collect();
-    let mut new_shape: Vec<usize> = Vec::new();
-    let mut new_strides: Vec<Vec<isize>> = vec![Vec::new(); strides.len()];
-    for a in keep {
-        let n = shape[a];
-        let mergeable = !new_shape.is_empty()
-            && strides.iter().zip(&new_strides).all(|(s, ns)| *ns.last().unwrap() == s[a] * n as isize);
-        if mergeable {
-            *new_shape.last_mut().unwrap() *= n;
-            for (s, ns) in strides.iter().zip(new_strides.iter_mut()) {
-                *ns.last_mut().unwrap() = s[a];
-            }
-        } else {
-            new_shape.push(n);
-            for (s, ns) in strides.iter().zip(new_strides.iter_mut()) {
-                ns.push(s[a]);
-            }
+/// Merges neighbouring axes that every one of `n` operands steps through as
+/// one, after dropping axes of extent 1; `steps` holds the operands' steps
+/// axis by axis, as [`Loop::outer_steps`].
+fn merge_axes(extents: &mut Vec<usize>, steps: &mut Vec<isize>, n: usize) {
+    let mut kept = 0;
+    for a in 0..extents.len() {
+        let e = extents[a];
+        if e == 1 {
+            continue;
         }
+        let onto_last = kept > 0 && (0..n).all(|op| steps[(kept - 1) * n + op] == steps[a * n + op] * e as isize);
+        let to = if onto_last { kept - 1 } else { kept };
+        extents[to] = if onto_last { extents[to] * e } else { e };
+        // Axis `a` is at or past `to`, so no step is overwritten unread.
+        steps.copy_within(a * n..(a + 1) * n, to * n);
+        kept = to + 1;
     }
-    *shape = new_shape;
-    for (s, ns) in strides.iter_mut().zip(new_strides) {
-        *s = ns;
-    }
+    extents.truncate(kept);
+    steps.truncate(kept * n);
 }
 
 /// A column of `n` copies of a constant given by its memory bits.
