@@ -1,9 +1,10 @@
 //! Timing of `map` in Rust alone (no OCaml boundary), one thread:
 //! `cargo test --release --no-default-features --lib map::bench -- --ignored --nocapture`
-//! (`MAP_BENCH=add,exp` keeps the cases whose names are listed). The
+//! (`MAP_BENCH=add,exp` keeps the cases whose names are listed,
+//! `MAP_THREADS=2` runs on two threads). The
 //! benchmarks against numpy are in `bench/`; this is for working on the loop.
-//! Times are the calling thread's CPU time, which other processes sharing
-//! the machine disturb less than the wall clock does.
+//! Times on one thread are its CPU time, which other processes sharing the
+//! machine disturb less than the wall clock does; on several, wall-clock.
 
 use super::*;
 use crate::call::Call;
@@ -32,6 +33,7 @@ fn cases() -> Vec<Case> {
     vec![
         ("add", add(f32), f32, false, 32),
         ("add", add(f32), f32, false, 316),
+        ("exp", exp(f32), f32, false, 316),
         ("add", add(f32), f32, false, 3162),
         ("add", add(f64), f64, false, 3162),
         ("add.T", add(f32), f32, true, 3162),
@@ -70,7 +72,8 @@ fn raw_add() {
 fn bench() {
     raw_add();
     let only = std::env::var("MAP_BENCH").ok();
-    pool::set_threads(1).unwrap();
+    let threads = std::env::var("MAP_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1);
+    pool::set_threads(threads).unwrap();
     for (name, prog, d, transposed, side) in cases() {
         if only.as_ref().is_some_and(|o| !o.split(',').any(|k| k == name)) {
             continue;
@@ -95,17 +98,20 @@ fn bench() {
         let reps = (100_000_000 / n).clamp(3, 100_000);
         let best = (0..5)
             .map(|_| {
+                // Several threads: the wall clock, the calling thread's CPU
+                // time leaving out the others'.
+                let wall = std::time::Instant::now();
                 let t = thread_cpu_s();
                 for _ in 0..reps {
                     call();
                 }
-                (thread_cpu_s() - t) / reps as f64
+                let s = if threads > 1 { wall.elapsed().as_secs_f64() } else { thread_cpu_s() - t };
+                s / reps as f64
             })
             .fold(f64::INFINITY, f64::min);
         let moved = (prog.operands.len() + 1) * bytes;
         println!(
-            "{:5} {name:6} {:8} {side:5}²  {:10.3} µs  {:6.2} GB/s",
-            std::env::var("TILE").unwrap_or_default(),
+            "{name:6} {:8} {side:5}²  {:10.3} µs  {:6.2} GB/s",
             d.name(),
             best * 1e6,
             moved as f64 / best / 1e9
