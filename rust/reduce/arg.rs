@@ -56,6 +56,7 @@ where
         let end = n.min((g + 1) * span);
         let mut best: Option<(T, i64)> = None;
         for start in (g * span..end).step_by(BLOCK) {
+            terms.ahead(start + P::AHEAD * BLOCK);
             terms.with(start, end.min(start + BLOCK), |t| {
                 let e = P::block(t);
                 if best.is_none_or(|(b, _)| P::better(e, b)) {

@@ -20,6 +20,12 @@ pub trait Monoid<T: Copy>: Copy + Send + Sync + 'static {
     fn start(x: T) -> T;
     /// The partial result of `a`'s terms then `b`'s.
     fn combine(a: T, b: T) -> T;
+    /// Blocks ahead of the one a pass reduces whose first term it asks the
+    /// CPU for, or 0. A pass as light as Max's, over operands on 4 KiB
+    /// pages, stalls at each block's start on the walk of the page tables
+    /// for its page (a block of float32 is a page); asked for ahead, the walk
+    /// is done meanwhile. Heavier passes gain nothing and lose a little.
+    const AHEAD: usize = 0;
     /// The lane-order result of one block of 1 to [`BLOCK`](super::BLOCK)
     /// terms. A monoid whose bits ignore association (Max, Min) overrides it
     /// with a faster loop of the same bits.
@@ -317,6 +323,7 @@ impl<T: Ordered> Monoid<T> for Max {
     fn combine(a: T, b: T) -> T {
         T::max2(a, b)
     }
+    const AHEAD: usize = 8;
     // Bits that ignore association: one pass in any order.
     #[inline(always)]
     fn block(terms: &[T]) -> T {
@@ -337,6 +344,7 @@ impl<T: Ordered> Monoid<T> for Min {
     fn combine(a: T, b: T) -> T {
         T::min2(a, b)
     }
+    const AHEAD: usize = 8;
     #[inline(always)]
     fn block(terms: &[T]) -> T {
         T::min_of(terms)

@@ -11,6 +11,10 @@ pub trait Terms<T>: Sync {
     /// for at most [`BLOCK`] terms at a time, scans for at most
     /// [`CHUNK`](super::CHUNK).
     fn with<R>(&self, start: usize, end: usize, f: impl FnOnce(&[T]) -> R) -> R;
+    /// Hints that term `i` (if any) will be asked for soon: see
+    /// [`Monoid::AHEAD`](super::Monoid::AHEAD).
+    #[inline(always)]
+    fn ahead(&self, _i: usize) {}
 }
 
 impl<T: Sync> Terms<T> for [T] {
@@ -21,6 +25,18 @@ impl<T: Sync> Terms<T> for [T] {
     #[inline]
     fn with<R>(&self, start: usize, end: usize, f: impl FnOnce(&[T]) -> R) -> R {
         f(&self[start..end])
+    }
+    #[inline(always)]
+    fn ahead(&self, i: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(p) = self.get(i) {
+            use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: a prefetch is a hint: it reads nothing the program
+            // sees and cannot fault; `p` lies within the slice besides.
+            unsafe { _mm_prefetch((p as *const T).cast::<i8>(), _MM_HINT_T0) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = i;
     }
 }
 

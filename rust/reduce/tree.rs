@@ -71,6 +71,9 @@ where
 {
     let leaf = |b: usize| {
         let start = range.start + b * BLOCK;
+        if M::AHEAD > 0 {
+            terms.ahead(start + M::AHEAD * BLOCK);
+        }
         terms.with(start, range.end.min(start + BLOCK), M::block)
     };
     tree(0, range.len().div_ceil(BLOCK), parallel, &leaf, &M::combine)
