@@ -5,12 +5,15 @@
 //! A slice form's body is a plain loop of `#[inline(always)]` functions;
 //! [`slice_form`] declares it once and compiles it a second time inside a
 //! `#[target_feature]` function, where the kinds' arithmetic, inlined,
-//! vectorises over 16 f32 or 8 f64 lanes (LLVM's tuning for the crate's
-//! generic x86-64 target does not hold it to 256-bit vectors). The two
-//! compilations give the same bits: every step of a kind is an IEEE
-//! operation, a comparison or a manipulation of bits, whose result the
-//! instruction set does not change (`slices.rs` tests both against the
-//! scalar kinds).
+//! vectorises over 16 f32 or 8 f64 lanes. (LLVM's tuning for the crate's
+//! generic x86-64 target allows 512-bit vectors; a build for a named CPU,
+//! `-C target-cpu=icelake-server` or `native` on one, takes that CPU's
+//! tuning, which prefers 256-bit ones: the second compilation then runs
+//! AVX-512's instructions on 256-bit vectors, the same bits, and gains
+//! little.) The two compilations give the same bits: every step of a kind
+//! is an IEEE operation, a comparison or a manipulation of bits, whose
+//! result the instruction set does not change (`slices.rs` tests both
+//! against the scalar kinds).
 //!
 //! The slice forms of rsqrt and hypot keep to the baseline: bound by
 //! division and square root, whose 512-bit forms take as long per element
