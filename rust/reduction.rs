@@ -82,7 +82,10 @@ pub fn reduced_shape(shape: &[usize], axes: &[usize]) -> Vec<usize> {
 }
 
 /// Elements below which a call reduces on the calling thread alone.
-const PARALLEL_MIN: usize = 1 << 15;
+/// Handing work to the pool's threads costs tens of microseconds where
+/// they sleep (measured on a 2-core virtual machine), more than splitting
+/// a pass over fewer elements saves.
+const PARALLEL_MIN: usize = 1 << 18;
 
 /// Whether work of `elements` terms splits over the pool's threads: where it
 /// is large and the pool has several. With one thread set, the core's
@@ -534,7 +537,14 @@ fn starts_of(v: &View, outer: &[usize], base: usize) -> Vec<usize> {
 fn per_output<T: Send>(out: &mut [T], width: usize, len: usize, f: impl Fn(usize, &mut [T]) + Sync) {
     let n = out.len() / width.max(1);
     if n <= 1 || n * len < PARALLEL_MIN {
-        pool::install(|| out.chunks_mut(width.max(1)).enumerate().for_each(|(o, slot)| f(o, slot)));
+        let mut each = || out.chunks_mut(width.max(1)).enumerate().for_each(|(o, slot)| f(o, slot));
+        // Small work stays on the calling thread: handing it to the pool
+        // costs more than it takes.
+        if parallel(n * len) {
+            pool::install(each);
+        } else {
+            each();
+        }
         return;
     }
     let parts = (pool::threads() * 4).min(n);
@@ -568,7 +578,11 @@ fn reduce_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axes: &[usize], out_
         (Reduction::Monoid(m), Terms::Columns(g)) => {
             let out = first.slice_mut::<T>();
             let big = parallel(out.len() * axes.iter().map(|&a| p.shape[a]).product::<usize>());
-            pool::install(|| T::columns(m, g, out, big));
+            if big {
+                pool::install(|| T::columns(m, g, out, big));
+            } else {
+                T::columns(m, g, out, big);
+            }
             Ok(vec![first])
         }
         (_, Terms::Columns(_)) => unreachable!("only Monoid reductions read columns"),

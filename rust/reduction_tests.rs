@@ -92,7 +92,9 @@ fn load_prog() -> Prog {
 
 #[test]
 fn sums_along_any_axes_match_lane_order_of_the_gathered_terms() {
-    let shape = [37usize, 5, 300];
+    // 277,500 elements: past the size from which a call splits over threads.
+    let shape = [37usize, 5, 1500];
+    assert!(shape.iter().product::<usize>() >= PARALLEL_MIN);
     let c = Layout::contiguous(Dtype::Float32, &shape).strides;
     let layouts: Vec<(Vec<isize>, usize)> = vec![
         (c.clone(), 0),
@@ -101,7 +103,7 @@ fn sums_along_any_axes_match_lane_order_of_the_gathered_terms() {
     ];
     for axes in [vec![0], vec![1], vec![2], vec![0, 2], vec![0, 1, 2], vec![]] {
         for (strides, offset) in &layouts {
-            let mut b = Buf::new(4 * 37 * 5 * 300 + 16);
+            let mut b = Buf::new(4 * shape.iter().product::<usize>() + 16);
             let x = array(&mut b, &shape, strides, *offset, value);
             let values = f32s(&x);
             let out_shape = reduced_shape(&shape, &axes);
