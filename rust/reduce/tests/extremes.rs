@@ -3,23 +3,8 @@
 //! within and across blocks and leaves, against definitions from the order.
 
 use super::data::{same, Bits, Rng};
+use super::reference::extreme;
 use crate::reduce::{arg, reduce, Max, Min, Ordered, Pick};
-
-/// Max or Min from the definition: a NaN where a term is one, else the
-/// greatest (least) in the order where -0 < +0.
-fn extreme<T: Ordered>(terms: &[T], max: bool) -> Option<T> {
-    let mut best: Option<T> = None;
-    for &t in terms {
-        if t.nan() {
-            return Some(t);
-        }
-        best = Some(match best {
-            Some(b) if (max && !T::above(t, b)) || (!max && !T::above(b, t)) => b,
-            _ => t,
-        });
-    }
-    best
-}
 
 /// Arg from its definition: the first term no later one is better than.
 fn first_best<T: Ordered, P: Pick<T>>(terms: &[T]) -> Option<(T, i64)> {

@@ -59,3 +59,19 @@ pub fn lane_order<T: Copy>(terms: &[T], from: From<T>, op: &dyn Fn(T, T) -> T) -
 pub fn naive<T: Copy>(terms: &[T], zero: T, op: &dyn Fn(T, T) -> T) -> T {
     terms.iter().fold(zero, |a, &t| op(a, t))
 }
+
+/// Max or Min from the definition: a NaN where a term is one, else the
+/// greatest (least) in the order where -0 < +0.
+pub fn extreme<T: crate::reduce::Ordered>(terms: &[T], max: bool) -> Option<T> {
+    let mut best: Option<T> = None;
+    for &t in terms {
+        if t.nan() {
+            return Some(t);
+        }
+        best = Some(match best {
+            Some(b) if (max && !T::above(t, b)) || (!max && !T::above(b, t)) => b,
+            _ => t,
+        });
+    }
+    best
+}

@@ -4,7 +4,7 @@
 use num_complex::Complex;
 
 use super::data::{lengths, same, Bits, Rng};
-use super::reference::{lane_order, naive, From};
+use super::reference::{extreme, lane_order, naive, From};
 use crate::reduce::{reduce, reduce_columns, Fill, FillGrid, Max, Min, Monoid, Ordered, Prod, Strided, Sum};
 
 /// Fast against reference on every test length, from a slice and from a
@@ -106,22 +106,6 @@ fn zeros_and_specials() {
     x[10] = f64::NEG_INFINITY;
     assert!(reduce(Sum, &x[..], false).is_nan());
     check(Sum, &x, From::Zero(0.0), &|a, b| a + b, "f64 sum with infinities");
-}
-
-/// Max/Min from their definition: a NaN where any term is, else the
-/// greatest (least) in the order where -0 < +0.
-fn extreme<T: Ordered>(terms: &[T], max: bool) -> Option<T> {
-    let mut best: Option<T> = None;
-    for &t in terms {
-        if t.nan() {
-            return Some(t);
-        }
-        best = Some(match best {
-            Some(b) if (max && !T::above(t, b)) || (!max && !T::above(b, t)) => b,
-            _ => t,
-        });
-    }
-    best
 }
 
 #[test]
