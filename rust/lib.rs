@@ -30,3 +30,5 @@ pub mod pool;
 pub mod ffi;
 #[cfg(test)]
 mod cpu_clock;
+#[cfg(test)]
+mod test_rng;

@@ -6,6 +6,7 @@
 use super::*;
 use crate::call::Call;
 use crate::prog::{Binary, Constant, Unary};
+use crate::test_rng::xorshift as next;
 
 /// A buffer of random bytes and the memory it spans.
 struct Buf(Vec<u64>);
@@ -20,13 +21,6 @@ impl Buf {
     fn memory(&mut self) -> Memory {
         Memory { base: self.0.as_mut_ptr() as *mut u8, bytes: self.0.len() * 8 }
     }
-}
-
-fn next(s: &mut u64) -> u64 {
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    *s
 }
 
 /// Layouts of `shape` over a buffer of `extent` elements: contiguous,

@@ -106,10 +106,7 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        crate::test_rng::xorshift(&mut self.0)
     }
 
     /// Uniform in [0, 1).
