@@ -333,6 +333,15 @@ struct Operand {
     inner: isize,
 }
 
+impl Operand {
+    /// Whether each element along the innermost axis lies on a cache line
+    /// of its own: the hardware and [`Loop::prefetch`] cannot stream such an
+    /// operand, which [`Loop::blocked`] serves instead.
+    fn strided(&self) -> bool {
+        self.inner.unsigned_abs() * self.dtype.bits() >= 8 * LINE
+    }
+}
+
 /// The iteration of a plan: axes merged where they can be, the innermost one
 /// in tiles.
 struct Loop {
@@ -398,8 +407,7 @@ impl Loop {
     /// columns in turn, so each line (and page) such an operand brings in
     /// serves the rows of the block before it leaves the caches.
     fn blocked(mut self) -> Loop {
-        let strided = self.ops.iter().any(|o| o.inner.unsigned_abs() * o.dtype.bits() >= 8 * LINE);
-        if strided && !self.outer.is_empty() {
+        if self.ops.iter().any(Operand::strided) && !self.outer.is_empty() {
             self.block = BLOCK_ROWS;
         }
         self
@@ -450,19 +458,19 @@ impl Loop {
     /// Asks the CPU to bring into its caches the elements of a work item
     /// whose operands start at `base` and run `n` elements: the hardware
     /// prefetchers stop at page boundaries, about one tile, and so fall
-    /// behind a loop that streams its operands tile by tile.
+    /// behind a loop that streams its operands tile by tile. Strided
+    /// operands are left to the blocks.
     fn prefetch(&self, base: &[isize], n: usize) {
         #[cfg(target_arch = "x86_64")]
         for (o, &b) in self.ops.iter().zip(base) {
             use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let bits = o.dtype.bits() as isize;
-            let step = o.inner;
-            let (first, last) = (b, b + (n as isize - 1) * step);
-            let lo = (first.min(last) * bits).div_euclid(8);
-            let hi = (first.max(last) * bits).div_euclid(8) + (bits + 7) / 8;
-            if step.abs() * bits > 8 * LINE as isize {
+            if o.strided() {
                 continue;
             }
+            let bits = o.dtype.bits() as isize;
+            let (first, last) = (b, b + (n as isize - 1) * o.inner);
+            let lo = (first.min(last) * bits).div_euclid(8);
+            let hi = (first.max(last) * bits).div_euclid(8) + (bits + 7) / 8;
             let p = o.mem.base;
             for at in (lo..hi).step_by(LINE) {
                 // SAFETY: a prefetch is a hint that reads nothing the program
