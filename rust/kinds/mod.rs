@@ -53,7 +53,7 @@ mod slices;
 #[cfg(test)]
 mod testing;
 mod trig;
-mod wide;
+pub(crate) mod wide;
 
 use wide::slice_form;
 

@@ -1,6 +1,7 @@
 //! The slice forms compiled twice: for the crate's baseline (AVX2 on
 //! x86-64), and once more for AVX-512, which a call takes where the CPU has
-//! it.
+//! it; [`widest`] does the same for one call of a hot loop elsewhere (the
+//! reductions' Max and Min block passes, which Arg shares).
 //!
 //! A slice form's body is a plain loop of `#[inline(always)]` functions;
 //! [`slice_form`] declares it once and compiles it a second time inside a
@@ -48,12 +49,33 @@ macro_rules! slice_form {
 }
 pub(super) use slice_form;
 
+/// `f(a)`, compiled for AVX-512 (F, VL, DQ, BW) where [`avx512`] says the
+/// CPU has it, for the crate's baseline otherwise: how a hot loop outside
+/// the slice forms (the reductions' Max and Min passes over a block, which
+/// Arg's share) takes the wider vectors. `f` should be an `#[inline(always)]` function,
+/// or a closure of such calls, so that the AVX-512 compilation holds it
+/// whole; its bits are the baseline's, as for the slice forms.
+#[inline(always)]
+pub(crate) fn widest<A, R>(f: impl FnOnce(A) -> R, a: A) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if avx512() {
+        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw")]
+        fn avx512<A, R>(f: impl FnOnce(A) -> R, a: A) -> R {
+            f(a)
+        }
+        // SAFETY: `avx512()` detected every feature that `avx512` enables
+        // on the CPU that runs it.
+        return unsafe { avx512(f, a) };
+    }
+    f(a)
+}
+
 /// Whether the slice forms run their AVX-512 compilation: the CPU has
 /// AVX-512 F, VL, DQ and BW (each detected once, then read from the
 /// standard library's cache).
 #[cfg(target_arch = "x86_64")]
 #[inline]
-pub(super) fn avx512() -> bool {
+pub(crate) fn avx512() -> bool {
     #[cfg(test)]
     if BASELINE.get() {
         return false;
@@ -75,7 +97,7 @@ thread_local! {
 /// runs, the name of the compilation its argument: the baseline, then
 /// AVX-512 where the CPU has it (a note printed where it does not).
 #[cfg(test)]
-pub(super) fn on_each_compilation(check: impl Fn(&str)) {
+pub(crate) fn on_each_compilation(check: impl Fn(&str)) {
     #[cfg(target_arch = "x86_64")]
     {
         BASELINE.set(true);

@@ -7,6 +7,7 @@
 use num_complex::Complex;
 
 use super::lanes;
+use crate::kinds::wide::widest;
 
 /// A reduction's step: how a lane starts from its first term and how two
 /// partial results combine. `combine(a, b)` takes `a` as the earlier terms'.
@@ -324,10 +325,11 @@ impl<T: Ordered> Monoid<T> for Max {
         T::max2(a, b)
     }
     const AHEAD: usize = 8;
-    // Bits that ignore association: one pass in any order.
+    // Bits that ignore association: one pass in any order, on AVX-512's
+    // vectors where the CPU has them.
     #[inline(always)]
     fn block(terms: &[T]) -> T {
-        T::max_of(terms)
+        widest(T::max_of, terms)
     }
 }
 
@@ -347,6 +349,6 @@ impl<T: Ordered> Monoid<T> for Min {
     const AHEAD: usize = 8;
     #[inline(always)]
     fn block(terms: &[T]) -> T {
-        T::min_of(terms)
+        widest(T::min_of, terms)
     }
 }

@@ -92,3 +92,81 @@ fn integer_extremes_at_their_edges() {
         check(&b, &format!("u64 with its bounds n={n}"));
     }
 }
+
+/// Max, Min, Arg Max and Arg Min of `x` (one thread), each value as its
+/// raw bits, NaN payloads and all.
+fn raw_extremes<T: Ordered>(x: &[T], raw: impl Fn(T) -> u64) -> [(u64, i64); 4] {
+    let pair = |r: Option<(T, i64)>| r.map_or((0, -1), |(v, i)| (raw(v), i));
+    [
+        (raw(reduce(Max, x, false)), 0),
+        (raw(reduce(Min, x, false)), 0),
+        pair(arg(Max, x, false)),
+        pair(arg(Min, x, false)),
+    ]
+}
+
+/// Runs of `pick`'s values at lengths around the vectors (16), the blocks
+/// (1024) and Arg's leaves (16 blocks), from a few starting offsets, with
+/// and without one NaN placed late: each run's results by `raw_extremes`.
+fn awkward_results<T: Ordered>(r: &mut Rng, pick: &[T], nan: T, raw: impl Fn(T) -> u64 + Copy) -> Vec<[(u64, i64); 4]> {
+    const AROUND: [usize; 21] =
+        [1, 2, 15, 16, 17, 31, 32, 33, 63, 65, 1008, 1023, 1024, 1025, 1040, 2047, 2048, 2049, 16383, 16385, 17 * 1024 + 15];
+    let mut out = Vec::new();
+    for n in AROUND {
+        let x: Vec<T> = (0..n + 3).map(|_| pick[(r.next() % pick.len() as u64) as usize]).collect();
+        for off in 0..3 {
+            let mut y = x[off..off + n].to_vec();
+            out.push(raw_extremes(&y, raw));
+            y[n - 1 - n / 7] = nan;
+            out.push(raw_extremes(&y, raw));
+        }
+    }
+    out
+}
+
+/// The AVX-512 and the baseline compilations of the Max, Min and Arg block
+/// passes give the same bits, NaN payloads included, on NaNs of either
+/// sign and several payloads, both zeros, both infinities, subnormals and
+/// ties.
+#[test]
+fn both_compilations_of_the_extremes_give_the_same_bits() {
+    let f32s = |b: &[u32]| b.iter().map(|&b| f32::from_bits(b)).collect::<Vec<f32>>();
+    let f64s = |b: &[u64]| b.iter().map(|&b| f64::from_bits(b)).collect::<Vec<f64>>();
+    let sets32: [Vec<f32>; 4] = [
+        // NaNs (quiet and signalling, either sign, payloads), ±0, ±∞, subnormals.
+        f32s(&[0x7fc0_0000, 0xffc0_0000, 0x7f80_0001, 0xff81_2345, 0x7fc1_2345, 0, 0x8000_0000, 0x7f80_0000, 0xff80_0000, 1, 0x8000_0001, 0x807f_ffff, 0x3f80_0000]),
+        // No NaN: ties of ±0, ±∞, subnormals and the extreme normals.
+        f32s(&[0, 0x8000_0000, 0x7f80_0000, 0xff80_0000, 1, 0x8000_0001, 0x007f_ffff, 0x807f_ffff, 0x7f7f_ffff, 0xff7f_ffff, 0x0080_0000]),
+        // All negative, -0 and negative subnormals among them.
+        f32s(&[0x8000_0000, 0x8000_0001, 0x807f_ffff, 0xbf80_0000, 0xff80_0000, 0xc040_0000]),
+        // Few distinct values: long ties.
+        vec![-3.0, 5.0, -0.0, 0.0],
+    ];
+    let sets64: [Vec<f64>; 3] = [
+        f64s(&[0x7ff8_0000_0000_0000, 0xfff8_0000_0000_0000, 0x7ff0_0000_0000_0001, 0xfff8_0000_1234_5678, 0, 1 << 63, 1, (1 << 63) | 1, 0x7ff0_0000_0000_0000, 0xfff0_0000_0000_0000]),
+        f64s(&[0, 1 << 63, 1, (1 << 63) | 1, 0x000f_ffff_ffff_ffff, 0x7fef_ffff_ffff_ffff, 0xffef_ffff_ffff_ffff, 0x7ff0_0000_0000_0000]),
+        vec![-3.0, 5.0, -0.0, 0.0],
+    ];
+    let ints = [i64::MIN, -1, 0, 1, i64::MAX];
+    let nan32 = f32::from_bits(0xff81_2345);
+    let nan64 = f64::from_bits(0x7ff0_0000_0000_0001);
+    let runs = core::cell::RefCell::new(Vec::new());
+    crate::kinds::wide::on_each_compilation(|isa| {
+        let mut r = Rng(41);
+        let mut all = Vec::new();
+        for set in &sets32 {
+            all.extend(awkward_results(&mut r, set, nan32, |v: f32| v.to_bits() as u64));
+        }
+        for set in &sets64 {
+            all.extend(awkward_results(&mut r, set, nan64, |v: f64| v.to_bits()));
+        }
+        all.extend(awkward_results(&mut r, &ints, i64::MIN, |v: i64| v as u64));
+        runs.borrow_mut().push((isa.to_string(), all));
+    });
+    let runs = runs.into_inner();
+    for (isa, got) in &runs[1..] {
+        for (k, (a, b)) in runs[0].1.iter().zip(got).enumerate() {
+            assert_eq!(a, b, "run {k}: {} and {isa} differ", runs[0].0);
+        }
+    }
+}

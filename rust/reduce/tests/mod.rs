@@ -1,6 +1,7 @@
 //! Tests: slow references written from the spec's words, compared bit for
 //! bit with the fast code, and bounds against double-double references.
 
+mod bench;
 mod data;
 mod dd;
 mod extremes;
