@@ -13,7 +13,7 @@
 //! - into a complex dtype: a real value gives the real part, +0 the
 //!   imaginary one; a complex value casts part by part.
 
-use crate::column::{wrap_i4, Col, C32, C64};
+use crate::column::{wrap_i4, ColMut, ColRef, Column, C32, C64};
 use crate::dtype::{Dtype, Family};
 use crate::each_col;
 use crate::narrow::Narrow;
@@ -252,33 +252,33 @@ macro_rules! real_to_real {
         macro_rules! into {
             ($v:expr, $t:ty) => {
                 match $x {
-                    Col::Bool(x) => each(x, $v, $n, |a| a as u8 as $t),
-                    Col::I8(x) => each(x, $v, $n, |a| a as $t),
-                    Col::I16(x) => each(x, $v, $n, |a| a as $t),
-                    Col::I32(x) => each(x, $v, $n, |a| a as $t),
-                    Col::I64(x) => each(x, $v, $n, |a| a as $t),
-                    Col::U8(x) => each(x, $v, $n, |a| a as $t),
-                    Col::U16(x) => each(x, $v, $n, |a| a as $t),
-                    Col::U32(x) => each(x, $v, $n, |a| a as $t),
-                    Col::U64(x) => each(x, $v, $n, |a| a as $t),
-                    Col::F32(x) => each(x, $v, $n, <$t>::from_f32),
-                    Col::F64(x) => each(x, $v, $n, <$t>::from_f64),
-                    Col::C32(x) => each(x, $v, $n, |a| <$t>::from_f32(a.re)),
-                    Col::C64(x) => each(x, $v, $n, |a| <$t>::from_f64(a.re)),
+                    Column::Bool(x) => each(x, $v, $n, |a| a as u8 as $t),
+                    Column::I8(x) => each(x, $v, $n, |a| a as $t),
+                    Column::I16(x) => each(x, $v, $n, |a| a as $t),
+                    Column::I32(x) => each(x, $v, $n, |a| a as $t),
+                    Column::I64(x) => each(x, $v, $n, |a| a as $t),
+                    Column::U8(x) => each(x, $v, $n, |a| a as $t),
+                    Column::U16(x) => each(x, $v, $n, |a| a as $t),
+                    Column::U32(x) => each(x, $v, $n, |a| a as $t),
+                    Column::U64(x) => each(x, $v, $n, |a| a as $t),
+                    Column::F32(x) => each(x, $v, $n, <$t>::from_f32),
+                    Column::F64(x) => each(x, $v, $n, <$t>::from_f64),
+                    Column::C32(x) => each(x, $v, $n, |a| <$t>::from_f32(a.re)),
+                    Column::C64(x) => each(x, $v, $n, |a| <$t>::from_f64(a.re)),
                 }
             };
         }
         match $out {
-            Col::I8(v) => into!(v, i8),
-            Col::I16(v) => into!(v, i16),
-            Col::I32(v) => into!(v, i32),
-            Col::I64(v) => into!(v, i64),
-            Col::U8(v) => into!(v, u8),
-            Col::U16(v) => into!(v, u16),
-            Col::U32(v) => into!(v, u32),
-            Col::U64(v) => into!(v, u64),
-            Col::F32(v) => into!(v, f32),
-            Col::F64(v) => into!(v, f64),
+            Column::I8(v) => into!(v, i8),
+            Column::I16(v) => into!(v, i16),
+            Column::I32(v) => into!(v, i32),
+            Column::I64(v) => into!(v, i64),
+            Column::U8(v) => into!(v, u8),
+            Column::U16(v) => into!(v, u16),
+            Column::U32(v) => into!(v, u32),
+            Column::U64(v) => into!(v, u64),
+            Column::F32(v) => into!(v, f32),
+            Column::F64(v) => into!(v, f64),
             _ => unreachable!("real_to_real into a non-real column"),
         }
     }};
@@ -288,19 +288,19 @@ macro_rules! real_to_real {
 macro_rules! from_any {
     ($x:expr, $o:expr, $n:expr, $f:expr) => {
         match $x {
-            Col::Bool(s) => each(s, $o, $n, $f),
-            Col::I8(s) => each(s, $o, $n, $f),
-            Col::I16(s) => each(s, $o, $n, $f),
-            Col::I32(s) => each(s, $o, $n, $f),
-            Col::I64(s) => each(s, $o, $n, $f),
-            Col::U8(s) => each(s, $o, $n, $f),
-            Col::U16(s) => each(s, $o, $n, $f),
-            Col::U32(s) => each(s, $o, $n, $f),
-            Col::U64(s) => each(s, $o, $n, $f),
-            Col::F32(s) => each(s, $o, $n, $f),
-            Col::F64(s) => each(s, $o, $n, $f),
-            Col::C32(s) => each(s, $o, $n, $f),
-            Col::C64(s) => each(s, $o, $n, $f),
+            Column::Bool(s) => each(s, $o, $n, $f),
+            Column::I8(s) => each(s, $o, $n, $f),
+            Column::I16(s) => each(s, $o, $n, $f),
+            Column::I32(s) => each(s, $o, $n, $f),
+            Column::I64(s) => each(s, $o, $n, $f),
+            Column::U8(s) => each(s, $o, $n, $f),
+            Column::U16(s) => each(s, $o, $n, $f),
+            Column::U32(s) => each(s, $o, $n, $f),
+            Column::U64(s) => each(s, $o, $n, $f),
+            Column::F32(s) => each(s, $o, $n, $f),
+            Column::F64(s) => each(s, $o, $n, $f),
+            Column::C32(s) => each(s, $o, $n, $f),
+            Column::C64(s) => each(s, $o, $n, $f),
         }
     };
 }
@@ -312,24 +312,24 @@ macro_rules! from_any {
 /// holds every value but the wide integers exactly; for those the two
 /// roundings give the one rounding's result, float64's 53 bits being at
 /// least twice the target's and two more.
-pub fn cast(from: Dtype, to: Dtype, x: &Col, out: &mut Col, n: usize) {
+pub fn cast(from: Dtype, to: Dtype, x: &ColRef, out: &mut ColMut, n: usize) {
     match out {
-        Col::Bool(o) => from_any!(x, o, n, Source::truth),
-        Col::C32(o) => match x {
-            Col::C64(s) => each(s, o, n, |a| C32::new(a.re as f32, a.im as f32)),
-            Col::C32(s) => each(s, o, n, |a| a),
+        Column::Bool(o) => from_any!(x, o, n, Source::truth),
+        Column::C32(o) => match x {
+            Column::C64(s) => each(s, o, n, |a| C32::new(a.re as f32, a.im as f32)),
+            Column::C32(s) => each(s, o, n, |a| a),
             _ => from_any!(x, o, n, |a| C32::new(Source::re(a) as f32, 0.0)),
         },
-        Col::C64(o) => match x {
-            Col::C32(s) => each(s, o, n, |a| C64::new(a.re as f64, a.im as f64)),
-            Col::C64(s) => each(s, o, n, |a| a),
+        Column::C64(o) => match x {
+            Column::C32(s) => each(s, o, n, |a| C64::new(a.re as f64, a.im as f64)),
+            Column::C64(s) => each(s, o, n, |a| a),
             _ => from_any!(x, o, n, |a| C64::new(Source::re(a), 0.0)),
         },
-        Col::F32(o) if to.is_narrow_float() => {
+        Column::F32(o) if to.is_narrow_float() => {
             let w = Narrow::of(to).expect("a narrow float dtype");
             match x {
-                Col::F32(s) => w.round_f32_into(&s[..n], &mut o[..n]),
-                Col::F64(s) => w.round_f64_into(&s[..n], &mut o[..n]),
+                Column::F32(s) => w.round_f32_into(&s[..n], &mut o[..n]),
+                Column::F64(s) => w.round_f64_into(&s[..n], &mut o[..n]),
                 _ => {
                     // Through a buffer of float64s, a chunk at a time.
                     let mut wide = [0f64; 256];
@@ -353,13 +353,13 @@ pub fn cast(from: Dtype, to: Dtype, x: &Col, out: &mut Col, n: usize) {
 /// Brings an int4 or uint4 cast into its range: an integer or a truth value
 /// wraps modulo 16; a float or complex value, already truncated and
 /// saturated at the byte's ends, saturates at the 4-bit ends.
-fn settle_int4(from: Dtype, to: Dtype, out: &mut Col, n: usize) {
+fn settle_int4(from: Dtype, to: Dtype, out: &mut ColMut, n: usize) {
     let saturate = matches!(from.family(), Family::Float | Family::Complex);
     match (to, out) {
-        (Dtype::Int4, Col::I8(v)) => v[..n].iter_mut().for_each(|x| {
+        (Dtype::Int4, Column::I8(v)) => v[..n].iter_mut().for_each(|x| {
             *x = if saturate { (*x).clamp(-8, 7) } else { wrap_i4(*x) }
         }),
-        (Dtype::Uint4, Col::U8(v)) => v[..n].iter_mut().for_each(|x| {
+        (Dtype::Uint4, Column::U8(v)) => v[..n].iter_mut().for_each(|x| {
             *x = if saturate { (*x).min(15) } else { *x & 15 }
         }),
         _ => unreachable!("settle_int4 of a dtype of other than 4 bits"),
@@ -369,11 +369,12 @@ fn settle_int4(from: Dtype, to: Dtype, out: &mut Col, n: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::column::Col;
 
     fn cast1(from: Dtype, to: Dtype, x: Col) -> Col {
         let n = x.len();
         let mut out = Col::new(to, n);
-        cast(from, to, &x, &mut out, n);
+        cast(from, to, &x.as_ref(), &mut out.as_mut(), n);
         out
     }
 

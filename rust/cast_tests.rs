@@ -175,7 +175,7 @@ fn check_runs<T: Copy + Debug, U: Bits + Default>(
 fn cast_col(from: Dtype, to: Dtype, x: Col) -> Col {
     let n = x.len();
     let mut out = Col::new(to, n);
-    super::cast(from, to, &x, &mut out, n);
+    super::cast(from, to, &x.as_ref(), &mut out.as_mut(), n);
     out
 }
 
@@ -253,7 +253,7 @@ fn sweep_f32_into_integers(stride: u64) {
         let Col::F32(v) = &x else { unreachable!() };
         let v = &v[..n];
         for (d, out) in outs.iter_mut() {
-            super::cast(Dtype::Float32, *d, &x, out, n);
+            super::cast(Dtype::Float32, *d, &x.as_ref(), &mut out.as_mut(), n);
             let ok = match &*out {
                 Col::I8(o) => o.iter().zip(v).all(|(&o, &x)| o == x as i8),
                 Col::I16(o) => o.iter().zip(v).all(|(&o, &x)| o == x as i16),
@@ -465,7 +465,7 @@ fn narrow_runs_in_memory_as_one_element() {
             let m = Memory { base: mem.as_mut_ptr(), bytes: mem.len() };
             let mut col = Col::new(d, k);
             // SAFETY: every element of the run lies in `mem`.
-            unsafe { memio::load(m, d, start, step, k, &mut col) };
+            unsafe { memio::load(m, d, start, step, k, &mut col.as_mut()) };
             let Col::F32(got) = &col else { unreachable!() };
             for (j, g) in got.iter().enumerate() {
                 let want = n.decode(element(&before, width, elem(j)));
@@ -477,7 +477,7 @@ fn narrow_runs_in_memory_as_one_element() {
             // Store.
             let x: Vec<f32> = (0..k).map(|j| xs[(c * 997 + j * 31) % xs.len()]).collect();
             // SAFETY: as above.
-            unsafe { memio::store(m, d, start, step, k, &Col::F32(x.clone())) };
+            unsafe { memio::store(m, d, start, step, k, &Col::F32(x.clone()).as_ref()) };
             let mut mine = vec![None; span];
             for (j, &x) in x.iter().enumerate() {
                 mine[elem(j)] = Some(n.encode_f32(x));
@@ -509,7 +509,7 @@ fn sub_byte_integer_runs_keep_their_neighbours() {
             let mut mem = before.clone();
             let m = Memory { base: mem.as_mut_ptr(), bytes: mem.len() };
             // SAFETY: every element of the run lies in `mem`.
-            unsafe { memio::store(m, d, start, step, k, &col) };
+            unsafe { memio::store(m, d, start, step, k, &col.as_ref()) };
             let mut mine = vec![None; span];
             for (j, &v) in vals.iter().enumerate() {
                 mine[(start + j as isize * step) as usize] = Some(u16::from(v) & ((1 << width) - 1));
@@ -520,7 +520,7 @@ fn sub_byte_integer_runs_keep_their_neighbours() {
             }
             let mut back = Col::new(d, k);
             // SAFETY: as above.
-            unsafe { memio::load(m, d, start, step, k, &mut back) };
+            unsafe { memio::load(m, d, start, step, k, &mut back.as_mut()) };
             assert_eq!(back, col);
         }
     }
@@ -546,11 +546,11 @@ fn source(d: Dtype, n: usize, step: usize) -> Vec<u8> {
         *x = ((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 6e4;
     }
     let mut out = Col::new(d, elems);
-    crate::cast::cast(Dtype::Float64, d, &col, &mut out, elems);
-    out.settle(d, elems);
+    crate::cast::cast(Dtype::Float64, d, &col.as_ref(), &mut out.as_mut(), elems);
+    out.as_mut().settle(d, elems);
     let m = Memory { base: mem.as_mut_ptr(), bytes: mem.len() };
     // SAFETY: elements 0..elems of `d` lie in `mem`, sized for them.
-    unsafe { memio::store(m, d, 0, 1, elems, &out) };
+    unsafe { memio::store(m, d, 0, 1, elems, &out.as_ref()) };
     mem
 }
 
@@ -573,12 +573,12 @@ fn time_cast(from: Dtype, to: Dtype, src_step: isize, dst_step: isize, n: usize,
                 let k = TILE.min(n - j);
                 // SAFETY: elements start + i * step for i < k lie in the
                 // buffers, sized for n elements at these steps.
-                unsafe { memio::load(sm, from, start(j, src_step), src_step, k, &mut a) };
-                a.settle(from, k);
-                crate::cast::cast(from, to, &a, &mut b, k);
-                b.settle(to, k);
+                unsafe { memio::load(sm, from, start(j, src_step), src_step, k, &mut a.as_mut()) };
+                a.as_mut().settle(from, k);
+                crate::cast::cast(from, to, &a.as_ref(), &mut b.as_mut(), k);
+                b.as_mut().settle(to, k);
                 // SAFETY: as above.
-                unsafe { memio::store(dm, to, start(j, dst_step), dst_step, k, &b) };
+                unsafe { memio::store(dm, to, start(j, dst_step), dst_step, k, &b.as_ref()) };
             }
         }
         t.elapsed().as_secs_f64() * 1e9 / (n * reps) as f64

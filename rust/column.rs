@@ -5,11 +5,12 @@
 //! the narrow floats and float32 in `f32`; float64 in `f64`; complex numbers in
 //! `Complex<f32>` and `Complex<f64>`. A column of a narrow dtype holds only
 //! values of that dtype: every node rounds (floats) or wraps (4-bit integers)
-//! its result into its dtype (see [`Col::settle`]).
+//! its result into its dtype (see [`ColMut::settle`]).
 
 use crate::dtype::Dtype;
 use crate::narrow;
 use std::cell::RefCell;
+use std::marker::PhantomData;
 use num_complex::Complex;
 
 /// Complex number of float32 parts.
@@ -17,44 +18,115 @@ pub type C32 = Complex<f32>;
 /// Complex number of float64 parts.
 pub type C64 = Complex<f64>;
 
-/// A tile of values of one register type.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Col {
-    Bool(Vec<bool>),
-    I8(Vec<i8>),
-    I16(Vec<i16>),
-    I32(Vec<i32>),
-    I64(Vec<i64>),
-    U8(Vec<u8>),
-    U16(Vec<u16>),
-    U32(Vec<u32>),
-    U64(Vec<u64>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
-    C32(Vec<C32>),
-    C64(Vec<C64>),
+/// Where a column's values live: in a vector of its own ([`Owned`]), or in
+/// a slice borrowed to read ([`Shared`]) or to write ([`Unique`]), which may
+/// be an operand's memory read or written in place.
+pub trait Storage {
+    /// The values of register type `T`.
+    type Of<T: 'static>: core::ops::Deref<Target = [T]>;
 }
 
-/// Applies `$body` with `$v` bound to the vector inside any column.
+/// Values in a vector of the column's own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Owned;
+
+/// Values in a slice borrowed to read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shared<'a>(PhantomData<&'a ()>);
+
+/// Values in a slice borrowed to write.
+#[derive(Debug, PartialEq)]
+pub struct Unique<'a>(PhantomData<&'a mut ()>);
+
+impl Storage for Owned {
+    type Of<T: 'static> = Vec<T>;
+}
+impl<'a> Storage for Shared<'a> {
+    type Of<T: 'static> = &'a [T];
+}
+impl<'a> Storage for Unique<'a> {
+    type Of<T: 'static> = &'a mut [T];
+}
+
+/// A tile of values of one register type, held as `S` says.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column<S: Storage> {
+    Bool(S::Of<bool>),
+    I8(S::Of<i8>),
+    I16(S::Of<i16>),
+    I32(S::Of<i32>),
+    I64(S::Of<i64>),
+    U8(S::Of<u8>),
+    U16(S::Of<u16>),
+    U32(S::Of<u32>),
+    U64(S::Of<u64>),
+    F32(S::Of<f32>),
+    F64(S::Of<f64>),
+    C32(S::Of<C32>),
+    C64(S::Of<C64>),
+}
+
+/// A column that owns its values: a node's values over a tile.
+pub type Col = Column<Owned>;
+/// A column borrowed to read: a node's operand.
+pub type ColRef<'a> = Column<Shared<'a>>;
+/// A column borrowed to write: a node's result.
+pub type ColMut<'a> = Column<Unique<'a>>;
+
+/// Applies `$body` with `$v` bound to the values inside any column.
 #[macro_export]
 macro_rules! each_col {
     ($col:expr, $v:ident => $body:expr) => {
         match $col {
-            $crate::column::Col::Bool($v) => $body,
-            $crate::column::Col::I8($v) => $body,
-            $crate::column::Col::I16($v) => $body,
-            $crate::column::Col::I32($v) => $body,
-            $crate::column::Col::I64($v) => $body,
-            $crate::column::Col::U8($v) => $body,
-            $crate::column::Col::U16($v) => $body,
-            $crate::column::Col::U32($v) => $body,
-            $crate::column::Col::U64($v) => $body,
-            $crate::column::Col::F32($v) => $body,
-            $crate::column::Col::F64($v) => $body,
-            $crate::column::Col::C32($v) => $body,
-            $crate::column::Col::C64($v) => $body,
+            $crate::column::Column::Bool($v) => $body,
+            $crate::column::Column::I8($v) => $body,
+            $crate::column::Column::I16($v) => $body,
+            $crate::column::Column::I32($v) => $body,
+            $crate::column::Column::I64($v) => $body,
+            $crate::column::Column::U8($v) => $body,
+            $crate::column::Column::U16($v) => $body,
+            $crate::column::Column::U32($v) => $body,
+            $crate::column::Column::U64($v) => $body,
+            $crate::column::Column::F32($v) => $body,
+            $crate::column::Column::F64($v) => $body,
+            $crate::column::Column::C32($v) => $body,
+            $crate::column::Column::C64($v) => $body,
         }
     };
+}
+
+/// The column of the same register type whose values are `$body`, with `$v`
+/// bound to the values inside `$col`.
+macro_rules! rewrap {
+    ($col:expr, $v:ident => $body:expr) => {
+        match $col {
+            Column::Bool($v) => Column::Bool($body),
+            Column::I8($v) => Column::I8($body),
+            Column::I16($v) => Column::I16($body),
+            Column::I32($v) => Column::I32($body),
+            Column::I64($v) => Column::I64($body),
+            Column::U8($v) => Column::U8($body),
+            Column::U16($v) => Column::U16($body),
+            Column::U32($v) => Column::U32($body),
+            Column::U64($v) => Column::U64($body),
+            Column::F32($v) => Column::F32($body),
+            Column::F64($v) => Column::F64($body),
+            Column::C32($v) => Column::C32($body),
+            Column::C64($v) => Column::C64($body),
+        }
+    };
+}
+
+impl<S: Storage> Column<S> {
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        each_col!(self, v => v.len())
+    }
+
+    /// Whether the column holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl Col {
@@ -82,26 +154,91 @@ impl Col {
         }
     }
 
-    /// Number of values.
-    pub fn len(&self) -> usize {
-        each_col!(self, v => v.len())
+    /// Its values, to read.
+    pub fn as_ref(&self) -> ColRef<'_> {
+        rewrap!(self, v => &v[..])
     }
 
-    /// Whether the column holds no value.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+    /// Its values, to write.
+    pub fn as_mut(&mut self) -> ColMut<'_> {
+        rewrap!(self, v => &mut v[..])
     }
+}
 
+impl ColMut<'_> {
     /// Brings the first `n` values into dtype `d` after a computation in its
     /// register type: a narrow float rounds once to nearest even, a 4-bit
     /// integer wraps modulo 16. Other dtypes are left as they are.
     pub fn settle(&mut self, d: Dtype, n: usize) {
         match (d, self) {
-            (Dtype::Int4, Col::I8(v)) => v[..n].iter_mut().for_each(|x| *x = wrap_i4(*x)),
-            (Dtype::Uint4, Col::U8(v)) => v[..n].iter_mut().for_each(|x| *x &= 15),
-            (d, Col::F32(v)) if d.is_narrow_float() => narrow::round_f32_slice(d, &mut v[..n]),
+            (Dtype::Int4, Column::I8(v)) => v[..n].iter_mut().for_each(|x| *x = wrap_i4(*x)),
+            (Dtype::Uint4, Column::U8(v)) => v[..n].iter_mut().for_each(|x| *x &= 15),
+            (d, Column::F32(v)) if d.is_narrow_float() => narrow::round_f32_slice(d, &mut v[..n]),
             _ => {}
         }
+    }
+}
+
+/// Whether an element of `d` in memory is a value of its register type bit
+/// for bit, any bit pattern valid: the dtypes whose runs a loop may read and
+/// write in place as columns (not bool, whose register type admits only 0
+/// and 1, the sub-byte dtypes or the narrow floats).
+pub fn bitwise(d: Dtype) -> bool {
+    !d.is_sub_byte() && d != Dtype::Bool && !d.is_narrow_float()
+}
+
+/// The alignment in memory of `d`'s register type.
+pub fn register_align(d: Dtype) -> usize {
+    each_col!(Col::new(d, 0), v => std::mem::align_of_val(v.as_slice()))
+}
+
+/// The column of a [`bitwise`] dtype `d` whose values are the slice
+/// `$slice` (an expression of a slice of the arm's register type), or
+/// `None` for another dtype.
+macro_rules! of_bitwise {
+    ($d:expr, $slice:expr) => {
+        match $d {
+            Dtype::Int8 => Some(Column::I8($slice)),
+            Dtype::Int16 => Some(Column::I16($slice)),
+            Dtype::Int32 => Some(Column::I32($slice)),
+            Dtype::Int64 => Some(Column::I64($slice)),
+            Dtype::Uint8 => Some(Column::U8($slice)),
+            Dtype::Uint16 => Some(Column::U16($slice)),
+            Dtype::Uint32 => Some(Column::U32($slice)),
+            Dtype::Uint64 => Some(Column::U64($slice)),
+            Dtype::Float32 => Some(Column::F32($slice)),
+            Dtype::Float64 => Some(Column::F64($slice)),
+            Dtype::Complex64 => Some(Column::C32($slice)),
+            Dtype::Complex128 => Some(Column::C64($slice)),
+            _ => None,
+        }
+    };
+}
+
+impl<'a> ColRef<'a> {
+    /// The `n` elements of dtype `d` from `p`, read in place; `None` where
+    /// `d` is not [`bitwise`].
+    ///
+    /// # Safety
+    /// `p` is aligned to [`register_align`] of `d`, its `n` elements lie in
+    /// memory valid to read, and nothing writes them during `'a`.
+    pub unsafe fn in_memory(d: Dtype, p: *const u8, n: usize) -> Option<ColRef<'a>> {
+        // SAFETY: as this function's contract; every bit pattern is a value
+        // of a bitwise dtype's register type.
+        of_bitwise!(d, unsafe { std::slice::from_raw_parts(p.cast(), n) })
+    }
+}
+
+impl<'a> ColMut<'a> {
+    /// The `n` elements of dtype `d` from `p`, written in place; `None`
+    /// where `d` is not [`bitwise`].
+    ///
+    /// # Safety
+    /// As [`ColRef::in_memory`], and nothing else reads or writes them
+    /// during `'a`.
+    pub unsafe fn in_memory(d: Dtype, p: *mut u8, n: usize) -> Option<ColMut<'a>> {
+        // SAFETY: as this function's contract.
+        of_bitwise!(d, unsafe { std::slice::from_raw_parts_mut(p.cast(), n) })
     }
 }
 
@@ -157,13 +294,13 @@ mod tests {
     #[test]
     fn settles_sub_byte_and_narrow() {
         let mut c = Col::I8(vec![7, 8, -9, 127]);
-        c.settle(Dtype::Int4, 4);
+        c.as_mut().settle(Dtype::Int4, 4);
         assert_eq!(c, Col::I8(vec![7, -8, 7, -1]));
         let mut u = Col::U8(vec![15, 16, 255]);
-        u.settle(Dtype::Uint4, 3);
+        u.as_mut().settle(Dtype::Uint4, 3);
         assert_eq!(u, Col::U8(vec![15, 0, 15]));
         let mut f = Col::F32(vec![1.0 + 1.0 / 4096.0, 3.0]);
-        f.settle(Dtype::Float16, 2);
+        f.as_mut().settle(Dtype::Float16, 2);
         assert_eq!(f, Col::F32(vec![1.0, 3.0]));
         assert_eq!(Col::new(Dtype::Bfloat16, 3).len(), 3);
     }

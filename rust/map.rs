@@ -9,7 +9,7 @@
 
 use crate::cast;
 use std::borrow::Cow;
-use crate::column::{self, register_bytes, Col};
+use crate::column::{self, register_align, register_bytes, Col, ColMut, ColRef};
 use crate::call::Call;
 use crate::door::Claim;
 use crate::dtype::Dtype;
@@ -39,15 +39,23 @@ const TILE_BYTES: usize = 12 << 10;
 /// takes tiles of [`TILE`] elements, the fewest passes.
 const CACHED_BYTES: usize = 2 << 20;
 
+/// Whether a loop over `operands` (destinations and loads) of `size`
+/// elements streams them from memory: they take more than
+/// [`CACHED_BYTES`].
+fn streams(operands: &[&View], size: usize) -> bool {
+    let runs: usize = operands.iter().map(|v| v.layout.dtype.bytes().max(1)).sum();
+    runs.saturating_mul(size) > CACHED_BYTES
+}
+
 /// The tile of a loop of `prog` over `operands` (destinations and loads) of
 /// `size` elements: [`TILE`] elements where the operands fit in the caches,
 /// otherwise the longest power of two from [`TILE_MIN`] to [`TILE`] whose
 /// columns and runs fit in [`TILE_BYTES`].
 fn tile_len(prog: &Prog, operands: &[&View], size: usize) -> usize {
-    let runs: usize = operands.iter().map(|v| v.layout.dtype.bytes().max(1)).sum();
-    if runs.saturating_mul(size) <= CACHED_BYTES {
+    if !streams(operands, size) {
         return TILE;
     }
+    let runs: usize = operands.iter().map(|v| v.layout.dtype.bytes().max(1)).sum();
     let columns: usize = prog.dtypes.iter().map(|&d| register_bytes(d)).sum();
     let fit = TILE_BYTES / (columns + runs).max(1);
     let pow2 = if fit == 0 { 1 } else { 1 << fit.ilog2() };
@@ -331,6 +339,9 @@ struct Operand {
     offset: isize,
     /// Its step along the innermost axis.
     inner: isize,
+    /// Whether a run along the innermost axis is read or written in place
+    /// as a column (see [`Operand::in_place`]).
+    in_place: bool,
 }
 
 impl Operand {
@@ -339,6 +350,41 @@ impl Operand {
     /// operand, which [`Loop::blocked`] serves instead.
     fn strided(&self) -> bool {
         self.inner.unsigned_abs() * self.dtype.bits() >= 8 * LINE
+    }
+
+    /// Whether its runs along the innermost axis can serve as columns in
+    /// place: elements next to each other, held bit for bit by their
+    /// register type, aligned for it.
+    fn can_be_in_place(&self) -> bool {
+        self.inner == 1
+            && column::bitwise(self.dtype)
+            && (self.mem.base as usize).is_multiple_of(register_align(self.dtype))
+    }
+
+    /// The address of its element at element index `at`.
+    fn at(&self, at: isize) -> *mut u8 {
+        self.mem.base.wrapping_offset(at * self.dtype.bytes() as isize)
+    }
+
+    /// Its run of `n` elements from element index `at`, in place, to read.
+    ///
+    /// # Safety
+    /// The operand is in place, the run lies in its checked layout, and
+    /// nothing writes the run while the column lives.
+    unsafe fn run<'a>(&self, at: isize, n: usize) -> ColRef<'a> {
+        // SAFETY: as this function's contract; an operand in place is of a
+        // bitwise dtype, aligned for its register type.
+        unsafe { ColRef::in_memory(self.dtype, self.at(at), n) }.expect("an operand in place is of a bitwise dtype")
+    }
+
+    /// As [`Operand::run`], to write.
+    ///
+    /// # Safety
+    /// As [`Operand::run`], and nothing else reads or writes the run while
+    /// the column lives.
+    unsafe fn run_mut<'a>(&self, at: isize, n: usize) -> ColMut<'a> {
+        // SAFETY: as this function's contract.
+        unsafe { ColMut::in_memory(self.dtype, self.at(at), n) }.expect("an operand in place is of a bitwise dtype")
     }
 }
 
@@ -355,8 +401,17 @@ struct Loop {
     /// `a` at `a * ops.len() + op`.
     outer_steps: Vec<isize>,
     n_dsts: usize,
+    /// For each node of the program, the destination its values are
+    /// written straight into, if any (see [`written_in_place`]).
+    direct: Vec<Option<usize>>,
+    /// For each node of the program, whether it is a load whose runs its
+    /// readers read in place (see [`read_in_place`]).
+    borrowed: Vec<bool>,
     /// Elements of a tile (see [`tile_len`]).
     tile: usize,
+    /// Whether the loop streams its operands from memory (see [`streams`]),
+    /// and so prefetches them.
+    streams: bool,
     /// Rows of a block (see [`Loop::blocked`]).
     block: usize,
 }
@@ -378,16 +433,28 @@ impl Loop {
             Some(&e) => (e, extents.len() - 1),
             None => (1, 0),
         };
-        let ops = views
+        let mut ops: Vec<Operand> = views
             .iter()
             .enumerate()
-            .map(|(op, v)| Operand {
-                mem: v.memory,
-                dtype: v.layout.dtype,
-                offset: v.layout.offset as isize,
-                inner: steps.get(r * n + op).copied().unwrap_or(0),
+            .map(|(op, v)| {
+                let o = Operand {
+                    mem: v.memory,
+                    dtype: v.layout.dtype,
+                    offset: v.layout.offset as isize,
+                    inner: steps.get(r * n + op).copied().unwrap_or(0),
+                    in_place: false,
+                };
+                Operand { in_place: o.can_be_in_place(), ..o }
             })
             .collect();
+        // A destination is written in place only where no load reaches its
+        // bytes: its values are then final when written, and no column read
+        // in place aliases it.
+        let n_dsts = p.dsts.len();
+        for (k, d) in p.dsts.iter().enumerate() {
+            ops[k].in_place &= !p.loads.iter().any(|l| l.overlaps(d));
+        }
+        let in_place: Vec<bool> = ops.iter().map(|o| o.in_place).collect();
         extents.truncate(r);
         steps.truncate(r * n);
         Loop {
@@ -395,8 +462,11 @@ impl Loop {
             inner,
             ops,
             outer_steps: steps,
-            n_dsts: p.dsts.len(),
+            n_dsts,
+            direct: written_in_place(&p.prog, &in_place[..n_dsts]),
+            borrowed: read_in_place(&p.prog, &in_place[n_dsts..]),
             tile: tile_len(&p.prog, &views, p.shape.iter().product()),
+            streams: streams(&views, p.shape.iter().product()),
             block: 1,
         }
         .blocked()
@@ -501,28 +571,53 @@ impl Loop {
         let mut ahead_index = index.clone();
         for item in lo..hi {
             let (j0, n) = self.locate(item, rows, tiles, index.as_mut_slice(), base.as_mut_slice());
-            if item + AHEAD < hi {
+            if self.streams && item + AHEAD < hi {
                 let (_, m) = self.locate(item + AHEAD, rows, tiles, ahead_index.as_mut_slice(), ahead.as_mut_slice());
                 self.prefetch(ahead.as_slice(), m);
             }
             let base = base.as_slice();
             for i in 0..prog.nodes.len() {
                 let (done, rest) = cols.split_at_mut(i);
-                let out = &mut rest[0];
+                // Node x's values: its load's run read in place, or its column.
+                let arg = |x: usize| -> ColRef<'_> {
+                    match prog.nodes[x] {
+                        Node::Load(k) if self.borrowed[x] => {
+                            let op = self.n_dsts + k;
+                            // SAFETY: the run lies in load k's checked layout;
+                            // nothing writes it during the item: no
+                            // destination written in place reaches a load's
+                            // bytes, and the others are written after the
+                            // nodes; another thread's destinations hold
+                            // other elements, or overlap the load not at
+                            // all (the plan reads it from a copy otherwise).
+                            unsafe { self.ops[op].run(base[op], n) }
+                        }
+                        _ => done[x].as_ref(),
+                    }
+                };
+                let mut out = match self.direct[i] {
+                    // SAFETY: the run lies in destination k's checked layout,
+                    // which no load reaches (see `Loop::new`), no other
+                    // destination overlaps, and no other thread writes
+                    // (threads take distinct items); this column is the
+                    // only one made of it.
+                    Some(k) => unsafe { self.ops[k].run_mut(base[k], n) },
+                    None => rest[0].as_mut(),
+                };
                 match prog.nodes[i] {
                     Node::Load(k) => {
                         let op = self.n_dsts + k;
-                        // SAFETY: the run lies in load k's layout, checked
-                        // against its memory by `View::new`; `out` is of its
-                        // dtype's register type.
-                        unsafe {
-                            let o = &self.ops[op];
-                            memio::load(o.mem, o.dtype, base[op], o.inner, n, out)
+                        let o = &self.ops[op];
+                        if !self.borrowed[i] {
+                            // SAFETY: the run lies in load k's layout, checked
+                            // against its memory by `View::new`; `out` is of
+                            // its dtype's register type.
+                            unsafe { memio::load(o.mem, o.dtype, base[op], o.inner, n, &mut out) }
                         }
                     }
                     Node::Const(_) => {}
                     Node::Coord(a) => {
-                        let Col::I64(v) = out else { unreachable!("Coord is int64") };
+                        let ColMut::I64(v) = &mut out else { unreachable!("Coord is int64") };
                         if a == self.outer.len() {
                             v[..n].iter_mut().enumerate().for_each(|(t, x)| *x = (j0 + t) as i64);
                         } else {
@@ -533,28 +628,58 @@ impl Loop {
                     // settles into the node's dtype; loads, selections and
                     // casts give values of their dtype already.
                     Node::Unary(k, x) => {
-                        ops::unary(k, &done[x], out, n);
+                        ops::unary(k, &arg(x), &mut out, n);
                         out.settle(prog.dtypes[i], n);
                     }
                     Node::Binary(k, x, y) => {
-                        ops::binary(k, prog.dtypes[x], &done[x], &done[y], out, n);
+                        ops::binary(k, prog.dtypes[x], &arg(x), &arg(y), &mut out, n);
                         out.settle(prog.dtypes[i], n);
                     }
-                    Node::Where(c, x, y) => ops::select(&done[c], &done[x], &done[y], out, n),
-                    Node::Cast(d, x) => cast::cast(prog.dtypes[x], d, &done[x], out, n),
+                    Node::Where(c, x, y) => ops::select(&arg(c), &arg(x), &arg(y), &mut out, n),
+                    Node::Cast(d, x) => cast::cast(prog.dtypes[x], d, &arg(x), &mut out, n),
                 }
             }
             for (k, &o) in prog.outputs.iter().enumerate() {
+                if self.direct[o] == Some(k) {
+                    continue;
+                }
                 // SAFETY: the run lies in destination k's checked layout; no
                 // other thread writes these elements (threads take distinct
                 // items, destinations do not overlap each other or map two
                 // indices to one element), and sub-byte writes are atomic.
                 let d = &self.ops[k];
-                unsafe { memio::store(d.mem, d.dtype, base[k], d.inner, n, &cols[o]) }
+                unsafe { memio::store(d.mem, d.dtype, base[k], d.inner, n, &cols[o].as_ref()) }
             }
         }
         column::give_back(cols);
     }
+}
+
+/// For each node of `prog`, the destination (of those `in_place`) that
+/// takes its values straight from the kind that computes them: a node
+/// computed by a kind (not a load, constant or coordinate), the output of
+/// that destination alone, and read by no other node.
+fn written_in_place(prog: &Prog, in_place: &[bool]) -> Vec<Option<usize>> {
+    let mut direct = vec![None; prog.nodes.len()];
+    for (k, &o) in prog.outputs.iter().enumerate() {
+        let computed = !matches!(prog.nodes[o], Node::Load(_) | Node::Const(_) | Node::Coord(_));
+        let once = prog.outputs.iter().filter(|&&p| p == o).count() == 1;
+        if in_place[k] && computed && once && !prog.nodes.iter().any(|node| node.reads(o)) {
+            direct[o] = Some(k);
+        }
+    }
+    direct
+}
+
+/// For each node of `prog`, whether its readers read it in place: a load of
+/// an operand in place (`in_place`, by load), which no destination stores
+/// from its column.
+fn read_in_place(prog: &Prog, in_place: &[bool]) -> Vec<bool> {
+    let node_in_place = |(i, node): (usize, &Node)| match *node {
+        Node::Load(k) => in_place[k] && !prog.outputs.contains(&i),
+        _ => false,
+    };
+    prog.nodes.iter().enumerate().map(node_in_place).collect()
 }
 
 /// Moves to the innermost place the axis along which the most operand
@@ -601,7 +726,7 @@ fn constant_column(d: Dtype, lo: u64, hi: u64, n: usize) -> Col {
     let mut col = Col::new(d, n);
     // SAFETY: element 0 of `d` lies in the 16 bytes of `words`, read only
     // (step 0 reads it n times).
-    unsafe { memio::load(memory, d, 0, 0, n, &mut col) };
+    unsafe { memio::load(memory, d, 0, 0, n, &mut col.as_mut()) };
     col
 }
 

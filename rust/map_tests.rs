@@ -19,7 +19,12 @@ impl Buf {
         Buf(vec![0; bytes.div_ceil(8)])
     }
     fn memory(&mut self) -> Memory {
-        Memory { base: self.0.as_mut_ptr() as *mut u8, bytes: self.0.len() * 8 }
+        self.memory_from(0)
+    }
+    /// The memory from its byte `skip` on: off the alignment of every
+    /// register type wider than a byte where `skip` is odd.
+    fn memory_from(&mut self, skip: usize) -> Memory {
+        Memory { base: (self.0.as_mut_ptr() as *mut u8).wrapping_add(skip), bytes: self.0.len() * 8 - skip }
     }
 }
 
@@ -74,19 +79,19 @@ fn reference(prog: &Prog, dsts: &[View], loads: &[View]) {
             let out = &mut rest[0];
             match prog.nodes[i] {
                 Node::Load(k) => unsafe {
-                    memio::load(loads[k].memory, loads[k].layout.dtype, at(&loads[k].layout), 0, 1, out)
+                    memio::load(loads[k].memory, loads[k].layout.dtype, at(&loads[k].layout), 0, 1, &mut out.as_mut())
                 },
                 Node::Const(c) => *out = constant_column(c.dtype, c.lo, c.hi, 1),
                 Node::Coord(a) => *out = Col::I64(vec![idx[a] as i64]),
-                Node::Unary(k, x) => ops::unary(k, &done[x], out, 1),
-                Node::Binary(k, x, y) => ops::binary(k, prog.dtypes[x], &done[x], &done[y], out, 1),
-                Node::Where(c, x, y) => ops::select(&done[c], &done[x], &done[y], out, 1),
-                Node::Cast(d, x) => cast::cast(prog.dtypes[x], d, &done[x], out, 1),
+                Node::Unary(k, x) => ops::unary(k, &done[x].as_ref(), &mut out.as_mut(), 1),
+                Node::Binary(k, x, y) => ops::binary(k, prog.dtypes[x], &done[x].as_ref(), &done[y].as_ref(), &mut out.as_mut(), 1),
+                Node::Where(c, x, y) => ops::select(&done[c].as_ref(), &done[x].as_ref(), &done[y].as_ref(), &mut out.as_mut(), 1),
+                Node::Cast(d, x) => cast::cast(prog.dtypes[x], d, &done[x].as_ref(), &mut out.as_mut(), 1),
             }
-            out.settle(prog.dtypes[i], 1);
+            out.as_mut().settle(prog.dtypes[i], 1);
         }
         for (k, &o) in prog.outputs.iter().enumerate() {
-            unsafe { memio::store(dsts[k].memory, dsts[k].layout.dtype, at(&dsts[k].layout), 0, 1, &cols[o]) }
+            unsafe { memio::store(dsts[k].memory, dsts[k].layout.dtype, at(&dsts[k].layout), 0, 1, &cols[o].as_ref()) }
         }
     }
 }
@@ -134,18 +139,20 @@ fn nan_canonical(d: Dtype, bits: u128) -> u128 {
 }
 
 /// Runs `prog` over loads of every layout, comparing with the reference
-/// under one and three threads.
+/// under one and three threads; odd variants place every operand a byte
+/// off its buffer's alignment.
 fn check(prog: Prog, shape: &[usize], seed: u64) {
     let mut seed = seed | 1;
     let n_loads = prog.operands.len();
     for variant in 0..5 {
+        let skip = variant % 2;
         let mut bufs = Vec::new();
         let mut loads = Vec::new();
         for k in 0..n_loads {
             let ls = layouts(prog.operands[k], shape);
             let (l, extent) = ls[(variant + k) % ls.len()].clone();
             let mut b = Buf::random((extent * l.dtype.bits()).div_ceil(8) + 8, &mut seed);
-            loads.push(view(l, &mut b));
+            loads.push(View::new(l, b.memory_from(skip)).unwrap());
             bufs.push(b);
         }
         let mut want_bufs = Vec::new();
@@ -159,8 +166,8 @@ fn check(prog: Prog, shape: &[usize], seed: u64) {
             let bytes = (extent * d.bits()).div_ceil(8) + 8;
             let mut a = Buf::zeros(bytes);
             let mut b = Buf::zeros(bytes);
-            want.push(view(l.clone(), &mut a));
-            got.push(view(l, &mut b));
+            want.push(View::new(l.clone(), a.memory_from(skip)).unwrap());
+            got.push(View::new(l, b.memory_from(skip)).unwrap());
             want_bufs.push(a);
             got_bufs.push(b);
         }
@@ -442,4 +449,27 @@ fn results_do_not_depend_on_the_tile() {
         plan(prog.clone(), vec![views[0].clone()], views[1..].to_vec()).unwrap().run().unwrap();
     }
     assert!(whole.0 == pieces.0, "a whole loop and its pieces differ");
+}
+
+#[test]
+fn contiguous_aligned_runs_are_read_and_written_in_place() {
+    let f = Dtype::Float32;
+    // out0 = x + y, out1 = x: the sum goes straight into its destination;
+    // x, a destination's output, is read from its column, y in place.
+    let nodes = vec![Node::Load(0), Node::Load(1), Node::Binary(Binary::Add, 0, 1)];
+    let prog = Prog::new(vec![f, f], nodes, vec![2, 0]).unwrap();
+    let mut bufs: Vec<Buf> = (0..4).map(|_| Buf::zeros(4 * 64 + 8)).collect();
+    let loop_of = |bufs: &mut [Buf], skip: usize| {
+        let v: Vec<View> = bufs.iter_mut().map(|b| View::new(Layout::contiguous(f, &[8, 8]), b.memory_from(skip)).unwrap()).collect();
+        let p = plan(prog.clone(), v[..2].to_vec(), v[2..].to_vec()).unwrap();
+        let lp = Loop::new(&p);
+        (lp.direct.clone(), lp.borrowed.clone())
+    };
+    assert_eq!(loop_of(&mut bufs, 0), (vec![None, None, Some(0)], vec![false, true, false]));
+    // A byte off the alignment of f32: every run through a column.
+    assert_eq!(loop_of(&mut bufs, 1), (vec![None; 3], vec![false; 3]));
+    // A destination that a load reaches takes its values from a column.
+    let v: Vec<View> = bufs.iter_mut().map(|b| View::new(Layout::contiguous(f, &[8, 8]), b.memory()).unwrap()).collect();
+    let p = plan(prog.clone(), vec![v[2].clone(), v[1].clone()], v[2..].to_vec()).unwrap();
+    assert_eq!(Loop::new(&p).direct, vec![None; 3]);
 }

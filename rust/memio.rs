@@ -11,7 +11,7 @@
 //! never lose each other's bits. Narrow floats are converted a chunk at a
 //! time, in one loop per format, through a buffer of their bits.
 
-use crate::column::{wrap_i4, Col};
+use crate::column::{wrap_i4, ColMut, ColRef, Column};
 use crate::each_col;
 use crate::dtype::Dtype;
 use crate::layout::Memory;
@@ -22,20 +22,19 @@ use std::sync::atomic::{AtomicU8, Ordering};
 /// holds it bit for bit (every dtype of whole bytes but bool and the narrow
 /// floats); `None` for the others.
 fn native_bytes(d: Dtype) -> Option<usize> {
-    let bitwise = !d.is_sub_byte() && d != Dtype::Bool && !d.is_narrow_float();
-    bitwise.then(|| d.bytes())
+    crate::column::bitwise(d).then(|| d.bytes())
 }
 
 /// The first byte of a column's values, for a column whose register type
 /// holds its dtype bit for bit.
-fn col_bytes(col: &mut Col) -> *mut u8 {
+fn col_bytes(col: &mut ColMut) -> *mut u8 {
     #[allow(clippy::unnecessary_cast)] // u8 columns are already bytes
     let p = each_col!(col, v => v.as_mut_ptr() as *mut u8);
     p
 }
 
 /// As [`col_bytes`], to read.
-fn col_bytes_ref(col: &Col) -> *const u8 {
+fn col_bytes_ref(col: &ColRef) -> *const u8 {
     #[allow(clippy::unnecessary_cast)] // u8 columns are already bytes
     let p = each_col!(col, v => v.as_ptr() as *const u8);
     p
@@ -88,7 +87,7 @@ fn indices(start: isize, step: isize, n: usize) -> impl Iterator<Item = isize> {
 /// Every such index must lie within `mem`'s extent for `d` (the kernels
 /// derive runs from layouts that `View::new` checked), and `col` must be of
 /// `d`'s register type with at least `n` values.
-pub unsafe fn load(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, col: &mut Col) {
+pub unsafe fn load(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, col: &mut ColMut) {
     let base = mem.base;
     if let Some(size) = native_bytes(d) {
         // SAFETY: as this function's contract; `col` is of `d`'s register
@@ -111,22 +110,22 @@ pub unsafe fn load(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, c
     // Element i of a 4-bit dtype lies in the buffer (caller), so byte i / 2 does.
     let nibble = |i: isize| -> u8 { (shared(i >> 1) >> (4 * (i & 1))) & 15 };
     match (d, col) {
-        (Dtype::Bool, Col::Bool(v)) => {
+        (Dtype::Bool, Column::Bool(v)) => {
             v[..n].iter_mut().zip(indices(start, step, n)).for_each(|(o, i)| *o = byte(i) != 0)
         }
-        (Dtype::Bit, Col::Bool(v)) => v[..n]
+        (Dtype::Bit, Column::Bool(v)) => v[..n]
             .iter_mut()
             .zip(indices(start, step, n))
             // Bit i lies in the buffer (caller), so byte i / 8 does.
             .for_each(|(o, i)| *o = (shared(i >> 3) >> (i & 7)) & 1 != 0),
-        (Dtype::Int4, Col::I8(v)) => v[..n]
+        (Dtype::Int4, Column::I8(v)) => v[..n]
             .iter_mut()
             .zip(indices(start, step, n))
             .for_each(|(o, i)| *o = wrap_i4(nibble(i) as i8)),
-        (Dtype::Uint4, Col::U8(v)) => {
+        (Dtype::Uint4, Column::U8(v)) => {
             v[..n].iter_mut().zip(indices(start, step, n)).for_each(|(o, i)| *o = nibble(i))
         }
-        (d, Col::F32(v)) => {
+        (d, Column::F32(v)) => {
             let w = Narrow::of(d).expect("a narrow float in a float32 column");
             // The elements' bits are gathered into a buffer, a chunk at a
             // time, then decoded in one loop.
@@ -209,7 +208,7 @@ unsafe fn store_packed(base: *mut u8, width: u32, start: isize, step: isize, n: 
 /// As [`load`]; moreover no other thread may access these elements during
 /// the call, but for the other bits of a sub-byte element's byte, which
 /// other threads may write only through this function.
-pub unsafe fn store(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, col: &Col) {
+pub unsafe fn store(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, col: &ColRef) {
     let base = mem.base;
     if let Some(size) = native_bytes(d) {
         // SAFETY: as this function's contract; `col` is of `d`'s register
@@ -218,17 +217,17 @@ pub unsafe fn store(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, 
         return copy_elements(size, src, size as isize, base.offset(start * size as isize), step * size as isize, n);
     }
     match (d, col) {
-        (Dtype::Bool, Col::Bool(v)) => {
+        (Dtype::Bool, Column::Bool(v)) => {
             for (&x, i) in v[..n].iter().zip(indices(start, step, n)) {
                 // SAFETY: element i lies in the buffer and is this thread's.
                 *base.offset(i) = x as u8;
             }
         }
         // SAFETY (the three calls): as this function's contract.
-        (Dtype::Bit, Col::Bool(v)) => store_packed(base, 1, start, step, n, |j| v[j] as u8),
-        (Dtype::Int4, Col::I8(v)) => store_packed(base, 4, start, step, n, |j| v[j] as u8),
-        (Dtype::Uint4, Col::U8(v)) => store_packed(base, 4, start, step, n, |j| v[j]),
-        (d, Col::F32(v)) => {
+        (Dtype::Bit, Column::Bool(v)) => store_packed(base, 1, start, step, n, |j| v[j] as u8),
+        (Dtype::Int4, Column::I8(v)) => store_packed(base, 4, start, step, n, |j| v[j] as u8),
+        (Dtype::Uint4, Column::U8(v)) => store_packed(base, 4, start, step, n, |j| v[j]),
+        (d, Column::F32(v)) => {
             let w = Narrow::of(d).expect("a narrow float in a float32 column");
             // A chunk at a time, the values are encoded in one loop into a
             // buffer, then its bits scattered to their elements.
@@ -263,6 +262,7 @@ pub unsafe fn store(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::column::Col;
 
     fn mem(buf: &mut [u8]) -> Memory {
         Memory { base: buf.as_mut_ptr(), bytes: buf.len() }
@@ -274,16 +274,16 @@ mod tests {
         let m = mem(&mut buf);
         let mut c = Col::new(Dtype::Int4, 3);
         // SAFETY: indices 1, 3, 5 of 8 nibbles.
-        unsafe { load(m, Dtype::Int4, 1, 2, 3, &mut c) };
+        unsafe { load(m, Dtype::Int4, 1, 2, 3, &mut c.as_mut()) };
         assert_eq!(c, Col::I8(vec![-6, -6, -6]));
         let w = Col::I8(vec![-8, 7, 0]);
         // SAFETY: as above.
-        unsafe { store(m, Dtype::Int4, 1, 2, 3, &w) };
+        unsafe { store(m, Dtype::Int4, 1, 2, 3, &w.as_ref()) };
         assert_eq!(buf, [0x85, 0x75, 0x05, 0xA5]);
         let m = mem(&mut buf);
         let bits = Col::Bool(vec![true, false, true]);
         // SAFETY: bits 31, 30, 29 of 32.
-        unsafe { store(m, Dtype::Bit, 31, -1, 3, &bits) };
+        unsafe { store(m, Dtype::Bit, 31, -1, 3, &bits.as_ref()) };
         assert_eq!(buf[3], 0xA5 | 0x80);
     }
 
@@ -293,10 +293,10 @@ mod tests {
         let m = Memory { base: buf[1..].as_mut_ptr(), bytes: 12 };
         let c = Col::F32(vec![1.5, -2.0]);
         // SAFETY: elements 2 and 0 of 3.
-        unsafe { store(m, Dtype::Float32, 2, -2, 2, &c) };
+        unsafe { store(m, Dtype::Float32, 2, -2, 2, &c.as_ref()) };
         let mut back = Col::new(Dtype::Float32, 2);
         // SAFETY: as above.
-        unsafe { load(m, Dtype::Float32, 0, 2, 2, &mut back) };
+        unsafe { load(m, Dtype::Float32, 0, 2, 2, &mut back.as_mut()) };
         assert_eq!(back, Col::F32(vec![-2.0, 1.5]));
     }
 
@@ -306,12 +306,12 @@ mod tests {
         let m = mem(&mut buf);
         let mut h = Col::new(Dtype::Float16, 1);
         // SAFETY: element 0 of 2.
-        unsafe { load(m, Dtype::Float16, 0, 1, 1, &mut h) };
+        unsafe { load(m, Dtype::Float16, 0, 1, 1, &mut h.as_mut()) };
         // 0x003C little-endian: the float16 subnormal 60 * 2^-24.
         assert_eq!(h, Col::F32(vec![60.0 * 2f32.powi(-24)]));
         let mut b = Col::new(Dtype::Bool, 4);
         // SAFETY: elements 0..4 of 4.
-        unsafe { load(m, Dtype::Bool, 0, 1, 4, &mut b) };
+        unsafe { load(m, Dtype::Bool, 0, 1, 4, &mut b.as_mut()) };
         assert_eq!(b, Col::Bool(vec![true, false, true, false]));
     }
 }

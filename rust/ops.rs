@@ -2,11 +2,11 @@
 //!
 //! Each function takes its operands' columns and writes the node's column;
 //! the caller settles the result into the node's dtype afterwards
-//! (`Col::settle`). The program's checks (`crate::prog`) guarantee that the
+//! (`Column::settle`). The program's checks (`crate::prog`) guarantee that the
 //! columns' register types fit the kind; a mismatch is a bug and panics.
 
 use crate::arith::Arith;
-use crate::column::{Col, C32, C64};
+use crate::column::{ColMut, ColRef, Column, C32, C64};
 use crate::dtype::Dtype;
 use crate::each_col;
 use crate::prog::{Binary, Unary};
@@ -33,19 +33,19 @@ fn mismatch(what: &str) -> ! {
 macro_rules! same_type {
     ($x:expr, $out:expr, $n:expr, $f:expr) => {
         match ($x, $out) {
-            (Col::Bool(x), Col::Bool(o)) => map1(x, o, $n, $f),
-            (Col::I8(x), Col::I8(o)) => map1(x, o, $n, $f),
-            (Col::I16(x), Col::I16(o)) => map1(x, o, $n, $f),
-            (Col::I32(x), Col::I32(o)) => map1(x, o, $n, $f),
-            (Col::I64(x), Col::I64(o)) => map1(x, o, $n, $f),
-            (Col::U8(x), Col::U8(o)) => map1(x, o, $n, $f),
-            (Col::U16(x), Col::U16(o)) => map1(x, o, $n, $f),
-            (Col::U32(x), Col::U32(o)) => map1(x, o, $n, $f),
-            (Col::U64(x), Col::U64(o)) => map1(x, o, $n, $f),
-            (Col::F32(x), Col::F32(o)) => map1(x, o, $n, $f),
-            (Col::F64(x), Col::F64(o)) => map1(x, o, $n, $f),
-            (Col::C32(x), Col::C32(o)) => map1(x, o, $n, $f),
-            (Col::C64(x), Col::C64(o)) => map1(x, o, $n, $f),
+            (Column::Bool(x), Column::Bool(o)) => map1(x, o, $n, $f),
+            (Column::I8(x), Column::I8(o)) => map1(x, o, $n, $f),
+            (Column::I16(x), Column::I16(o)) => map1(x, o, $n, $f),
+            (Column::I32(x), Column::I32(o)) => map1(x, o, $n, $f),
+            (Column::I64(x), Column::I64(o)) => map1(x, o, $n, $f),
+            (Column::U8(x), Column::U8(o)) => map1(x, o, $n, $f),
+            (Column::U16(x), Column::U16(o)) => map1(x, o, $n, $f),
+            (Column::U32(x), Column::U32(o)) => map1(x, o, $n, $f),
+            (Column::U64(x), Column::U64(o)) => map1(x, o, $n, $f),
+            (Column::F32(x), Column::F32(o)) => map1(x, o, $n, $f),
+            (Column::F64(x), Column::F64(o)) => map1(x, o, $n, $f),
+            (Column::C32(x), Column::C32(o)) => map1(x, o, $n, $f),
+            (Column::C64(x), Column::C64(o)) => map1(x, o, $n, $f),
             _ => mismatch("a kind of one register type"),
         }
     };
@@ -55,19 +55,19 @@ macro_rules! same_type {
 macro_rules! three {
     ($x:expr, $y:expr, $out:expr, $mac:ident, $what:expr) => {
         match ($x, $y, $out) {
-            (Col::Bool(x), Col::Bool(y), Col::Bool(o)) => $mac!(x, y, o),
-            (Col::I8(x), Col::I8(y), Col::I8(o)) => $mac!(x, y, o),
-            (Col::I16(x), Col::I16(y), Col::I16(o)) => $mac!(x, y, o),
-            (Col::I32(x), Col::I32(y), Col::I32(o)) => $mac!(x, y, o),
-            (Col::I64(x), Col::I64(y), Col::I64(o)) => $mac!(x, y, o),
-            (Col::U8(x), Col::U8(y), Col::U8(o)) => $mac!(x, y, o),
-            (Col::U16(x), Col::U16(y), Col::U16(o)) => $mac!(x, y, o),
-            (Col::U32(x), Col::U32(y), Col::U32(o)) => $mac!(x, y, o),
-            (Col::U64(x), Col::U64(y), Col::U64(o)) => $mac!(x, y, o),
-            (Col::F32(x), Col::F32(y), Col::F32(o)) => $mac!(x, y, o),
-            (Col::F64(x), Col::F64(y), Col::F64(o)) => $mac!(x, y, o),
-            (Col::C32(x), Col::C32(y), Col::C32(o)) => $mac!(x, y, o),
-            (Col::C64(x), Col::C64(y), Col::C64(o)) => $mac!(x, y, o),
+            (Column::Bool(x), Column::Bool(y), Column::Bool(o)) => $mac!(x, y, o),
+            (Column::I8(x), Column::I8(y), Column::I8(o)) => $mac!(x, y, o),
+            (Column::I16(x), Column::I16(y), Column::I16(o)) => $mac!(x, y, o),
+            (Column::I32(x), Column::I32(y), Column::I32(o)) => $mac!(x, y, o),
+            (Column::I64(x), Column::I64(y), Column::I64(o)) => $mac!(x, y, o),
+            (Column::U8(x), Column::U8(y), Column::U8(o)) => $mac!(x, y, o),
+            (Column::U16(x), Column::U16(y), Column::U16(o)) => $mac!(x, y, o),
+            (Column::U32(x), Column::U32(y), Column::U32(o)) => $mac!(x, y, o),
+            (Column::U64(x), Column::U64(y), Column::U64(o)) => $mac!(x, y, o),
+            (Column::F32(x), Column::F32(y), Column::F32(o)) => $mac!(x, y, o),
+            (Column::F64(x), Column::F64(y), Column::F64(o)) => $mac!(x, y, o),
+            (Column::C32(x), Column::C32(y), Column::C32(o)) => $mac!(x, y, o),
+            (Column::C64(x), Column::C64(y), Column::C64(o)) => $mac!(x, y, o),
             _ => mismatch($what),
         }
     };
@@ -77,27 +77,27 @@ macro_rules! three {
 macro_rules! two {
     ($x:expr, $y:expr, $mac:ident) => {
         match ($x, $y) {
-            (Col::Bool(a), Col::Bool(b)) => $mac!(a, b),
-            (Col::I8(a), Col::I8(b)) => $mac!(a, b),
-            (Col::I16(a), Col::I16(b)) => $mac!(a, b),
-            (Col::I32(a), Col::I32(b)) => $mac!(a, b),
-            (Col::I64(a), Col::I64(b)) => $mac!(a, b),
-            (Col::U8(a), Col::U8(b)) => $mac!(a, b),
-            (Col::U16(a), Col::U16(b)) => $mac!(a, b),
-            (Col::U32(a), Col::U32(b)) => $mac!(a, b),
-            (Col::U64(a), Col::U64(b)) => $mac!(a, b),
-            (Col::F32(a), Col::F32(b)) => $mac!(a, b),
-            (Col::F64(a), Col::F64(b)) => $mac!(a, b),
-            (Col::C32(a), Col::C32(b)) => $mac!(a, b),
-            (Col::C64(a), Col::C64(b)) => $mac!(a, b),
+            (Column::Bool(a), Column::Bool(b)) => $mac!(a, b),
+            (Column::I8(a), Column::I8(b)) => $mac!(a, b),
+            (Column::I16(a), Column::I16(b)) => $mac!(a, b),
+            (Column::I32(a), Column::I32(b)) => $mac!(a, b),
+            (Column::I64(a), Column::I64(b)) => $mac!(a, b),
+            (Column::U8(a), Column::U8(b)) => $mac!(a, b),
+            (Column::U16(a), Column::U16(b)) => $mac!(a, b),
+            (Column::U32(a), Column::U32(b)) => $mac!(a, b),
+            (Column::U64(a), Column::U64(b)) => $mac!(a, b),
+            (Column::F32(a), Column::F32(b)) => $mac!(a, b),
+            (Column::F64(a), Column::F64(b)) => $mac!(a, b),
+            (Column::C32(a), Column::C32(b)) => $mac!(a, b),
+            (Column::C64(a), Column::C64(b)) => $mac!(a, b),
             _ => mismatch("a comparison"),
         }
     };
 }
 
 /// Applies a one-operand kind to the first `n` values of `x`.
-pub fn unary(k: Unary, x: &Col, out: &mut Col, n: usize) {
-    use Col::*;
+pub fn unary(k: Unary, x: &ColRef, out: &mut ColMut, n: usize) {
+    use Column::*;
     match k {
         Unary::Neg => same_type!(x, out, n, Arith::neg),
         Unary::Square => same_type!(x, out, n, |a| Arith::mul(a, a)),
@@ -277,8 +277,8 @@ float_mod!(f32, f64);
 
 /// Applies a two-operand kind to the first `n` values of `x` and `y`, of
 /// dtype `d` (whose width bounds the shifts).
-pub fn binary(k: Binary, d: Dtype, x: &Col, y: &Col, out: &mut Col, n: usize) {
-    use Col::*;
+pub fn binary(k: Binary, d: Dtype, x: &ColRef, y: &ColRef, out: &mut ColMut, n: usize) {
+    use Column::*;
     if k.is_comparison() {
         let Bool(o) = out else { mismatch("a comparison") };
         macro_rules! cmp {
@@ -387,8 +387,8 @@ pub fn binary(k: Binary, d: Dtype, x: &Col, y: &Col, out: &mut Col, n: usize) {
 }
 
 /// Where: `c`'s true values pick `x`, the others `y`.
-pub fn select(c: &Col, x: &Col, y: &Col, out: &mut Col, n: usize) {
-    let Col::Bool(c) = c else { mismatch("Where") };
+pub fn select(c: &ColRef, x: &ColRef, y: &ColRef, out: &mut ColMut, n: usize) {
+    let Column::Bool(c) = c else { mismatch("Where") };
     macro_rules! sel {
         ($x:ident, $y:ident, $o:ident) => {
             for ((o, (&a, &b)), &t) in $o[..n].iter_mut().zip($x.iter().zip($y.iter())).zip(c.iter()) {
@@ -449,11 +449,12 @@ impl Signum for C64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::column::Col;
 
     fn bin(k: Binary, d: Dtype, x: Col, y: Col) -> Col {
         let n = x.len();
         let mut out = Col::new(d, n);
-        binary(k, d, &x, &y, &mut out, n);
+        binary(k, d, &x.as_ref(), &y.as_ref(), &mut out.as_mut(), n);
         out
     }
 

@@ -249,6 +249,18 @@ pub enum Node {
     Cast(Dtype, usize),
 }
 
+impl Node {
+    /// Whether the node reads node `j`'s values.
+    pub fn reads(self, j: usize) -> bool {
+        match self {
+            Node::Load(_) | Node::Const(_) | Node::Coord(_) => false,
+            Node::Unary(_, x) | Node::Cast(_, x) => x == j,
+            Node::Binary(_, x, y) => x == j || y == j,
+            Node::Where(c, x, y) => c == j || x == j || y == j,
+        }
+    }
+}
+
 /// A checked program with every node's dtype.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Prog {
