@@ -47,16 +47,16 @@ fn streams(operands: &[&View], size: usize) -> bool {
     runs.saturating_mul(size) > CACHED_BYTES
 }
 
-/// The tile of a loop of `prog` over `operands` (destinations and loads) of
-/// `size` elements: [`TILE`] elements where the operands fit in the caches,
-/// otherwise the longest power of two from [`TILE_MIN`] to [`TILE`] whose
-/// columns and runs fit in [`TILE_BYTES`].
-fn tile_len(prog: &Prog, operands: &[&View], size: usize) -> usize {
+/// The tile of a loop over `operands` (destinations and loads) of `size`
+/// elements whose columns take `columns` bytes an element: [`TILE`]
+/// elements where the operands fit in the caches, otherwise the longest
+/// power of two from [`TILE_MIN`] to [`TILE`] whose columns and runs fit in
+/// [`TILE_BYTES`].
+fn tile_len(operands: &[&View], size: usize, columns: usize) -> usize {
     if !streams(operands, size) {
         return TILE;
     }
     let runs: usize = operands.iter().map(|v| v.layout.dtype.bytes().max(1)).sum();
-    let columns: usize = prog.dtypes.iter().map(|&d| register_bytes(d)).sum();
     let fit = TILE_BYTES / (columns + runs).max(1);
     let pow2 = if fit == 0 { 1 } else { 1 << fit.ilog2() };
     pow2.clamp(TILE_MIN, TILE)
@@ -455,6 +455,14 @@ impl Loop {
             ops[k].in_place &= !p.loads.iter().any(|l| l.overlaps(d));
         }
         let in_place: Vec<bool> = ops.iter().map(|o| o.in_place).collect();
+        let direct = written_in_place(&p.prog, &in_place[..n_dsts]);
+        let borrowed = read_in_place(&p.prog, &in_place[n_dsts..]);
+        // The columns a tile fills: those of nodes not read or written in place.
+        let columns = (p.prog.dtypes.iter().enumerate())
+            .filter(|&(i, _)| direct[i].is_none() && !borrowed[i])
+            .map(|(_, &d)| register_bytes(d))
+            .sum();
+        let size = p.shape.iter().product();
         extents.truncate(r);
         steps.truncate(r * n);
         Loop {
@@ -463,10 +471,10 @@ impl Loop {
             ops,
             outer_steps: steps,
             n_dsts,
-            direct: written_in_place(&p.prog, &in_place[..n_dsts]),
-            borrowed: read_in_place(&p.prog, &in_place[n_dsts..]),
-            tile: tile_len(&p.prog, &views, p.shape.iter().product()),
-            streams: streams(&views, p.shape.iter().product()),
+            direct,
+            borrowed,
+            tile: tile_len(&views, size, columns),
+            streams: streams(&views, size),
             block: 1,
         }
         .blocked()

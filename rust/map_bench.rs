@@ -1,7 +1,8 @@
 //! Timing of `map` in Rust alone (no OCaml boundary), one thread:
 //! `cargo test --release --no-default-features --lib map::bench -- --ignored --nocapture`
 //! (`MAP_BENCH=add,exp` keeps the cases whose names are listed,
-//! `MAP_THREADS=2` runs on two threads). The
+//! `MAP_SIDES=32,316` those of the sides listed, `MAP_THREADS=2` runs on
+//! two threads). The
 //! benchmarks against numpy are in `bench/`; this is for working on the loop.
 //! Times on one thread are its CPU time, which other processes sharing the
 //! machine disturb less than the wall clock does; on several, wall-clock.
@@ -72,10 +73,12 @@ fn raw_add() {
 fn bench() {
     raw_add();
     let only = std::env::var("MAP_BENCH").ok();
+    let sides = std::env::var("MAP_SIDES").ok();
     let threads = std::env::var("MAP_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1);
     pool::set_threads(threads).unwrap();
     for (name, prog, d, transposed, side) in cases() {
-        if only.as_ref().is_some_and(|o| !o.split(',').any(|k| k == name)) {
+        let listed = |list: &Option<String>, key: &str| list.as_ref().is_none_or(|l| l.split(',').any(|k| k == key));
+        if !listed(&only, name) || !listed(&sides, &side.to_string()) {
             continue;
         }
         let n = side * side;

@@ -438,14 +438,15 @@ fn results_do_not_depend_on_the_tile() {
         view(Layout { dtype: d, shape: vec![len], strides: vec![1], offset }, buf)
     };
     let whole_views = [at(&mut whole, f64, 0, n), at(&mut a, f32, 0, n), at(&mut b, f64, 0, n)];
-    assert!(tile_len(&prog, &whole_views.iter().collect::<Vec<_>>(), n) < TILE);
+    let tile = |views: &[View]| Loop::new(&plan(prog.clone(), vec![views[0].clone()], views[1..].to_vec()).unwrap()).tile;
+    assert!(tile(&whole_views) < TILE);
     pool::set_threads(2).unwrap();
     plan(prog.clone(), vec![whole_views[0].clone()], whole_views[1..].to_vec()).unwrap().run().unwrap();
     let m = 5000;
     for start in (0..n).step_by(m) {
         let len = m.min(n - start);
         let views = [at(&mut pieces, f64, start, len), at(&mut a, f32, start, len), at(&mut b, f64, start, len)];
-        assert_eq!(tile_len(&prog, &views.iter().collect::<Vec<_>>(), len), TILE);
+        assert_eq!(tile(&views), TILE);
         plan(prog.clone(), vec![views[0].clone()], views[1..].to_vec()).unwrap().run().unwrap();
     }
     assert!(whole.0 == pieces.0, "a whole loop and its pieces differ");
