@@ -78,6 +78,20 @@ let outputs r dst shape =
    place. *)
 let identity src = P.of_node (P.Op1 (P.Cast src, 0)) [| src |]
 
+(* The reduction [r] of [load], of dtype [src] and [shape], along [axes],
+   as a function of its destinations. *)
+let reduction src shape axes r load =
+  let p = identity src and loads = Iarray.of_list [ load ] in
+  let shape = Iarray.of_array shape and axes = Iarray.of_array axes in
+  let rs = Iarray.of_list [ (r, 0) ] in
+  fun dsts -> check (Nx_cpu.reduce p ~shape ~axes rs ~dsts loads)
+
+(* The program dividing its one operand, of [dtype], by the count [n]. *)
+let dividing dtype n =
+  P.make ~operands:[| dtype |]
+    [| P.Load 0; P.Const (P.Constant (Dtype.Float64, float n)); P.Op1 (P.Cast dtype, 1); P.Op2 (P.Div, 0, 2) |]
+    ~outputs:[| 3 |]
+
 (* One call of case [name] over fresh operands of [shape], as a closure. *)
 let call name ~spec ~shape ~layout =
   let src, dst = dtypes_of_spec spec in
@@ -89,12 +103,18 @@ let call name ~spec ~shape ~layout =
       let dsts = Iarray.init (Array.length (P.outputs p)) (fun k -> output (P.output_dtype p k) shape) in
       fun () -> check (Nx_cpu.map p ~dsts loads)
   | Cases.Reduce (axes_of, r) ->
-      let p = identity src and axes = axes_of (Array.length shape) in
+      let axes = axes_of (Array.length shape) in
+      let f = reduction src shape axes r (load src 0) in
       let dsts = Iarray.of_list (outputs r dst (K.Shape.reduce shape ~axes)) in
-      let loads = Iarray.of_list [ load src 0 ] in
-      let shape = Iarray.of_array shape and axes = Iarray.of_array axes in
-      let rs = Iarray.of_list [ (r, 0) ] in
-      fun () -> check (Nx_cpu.reduce p ~shape ~axes rs ~dsts loads)
+      fun () -> f dsts
+  | Cases.Mean ->
+      let every = Array.init (Array.length shape) Fun.id in
+      let sum = reduction src shape every (K.Monoid K.Sum) (load src 0) in
+      let mean = dividing dst (Array.fold_left ( * ) 1 shape) in
+      let result = Iarray.of_list [ output dst [||] ] in
+      fun () ->
+        sum result;
+        check (Nx_cpu.map mean ~dsts:result (Iarray.map (fun d -> K.Plain d) result))
   | Cases.Scan r ->
       let p = identity src and axis = Array.length shape - 1 in
       let dsts = Iarray.of_list (outputs r dst (K.Shape.scan shape)) in
