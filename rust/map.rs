@@ -187,6 +187,41 @@ pub fn plan(prog: Prog, dsts: Vec<View>, loads: Vec<View>) -> Result<Plan, Strin
     plan_loads(prog, dsts, loads.into_iter().map(Load::Plain).collect())
 }
 
+/// Checks `loads` against `prog`: one a program operand, each of its
+/// operand's dtype, and each of the loop's shape (`shape`, or the first
+/// load's where `None`), which it gives, a padded load's shape being the
+/// one its pad gives; and that no Coord node reads past the loop's rank.
+pub fn check_loads(prog: &Prog, loads: &[Load], shape: Option<&[usize]>) -> Result<Vec<usize>, String> {
+    if loads.len() != prog.operands.len() {
+        return Err(format!("{} loads for a program of {} operands", loads.len(), prog.operands.len()));
+    }
+    let mut loop_shape: Option<Vec<usize>> = shape.map(<[usize]>::to_vec);
+    for (i, l) in loads.iter().enumerate() {
+        let v = l.view();
+        if v.layout.dtype != prog.operands[i] {
+            return Err(format!("load {i} is {} but operand {i} is {}", v.layout.dtype.name(), prog.operands[i].name()));
+        }
+        let s: Cow<[usize]> = match l {
+            Load::Plain(v) => Cow::Borrowed(&v.layout.shape),
+            Load::Padded(p, v) => Cow::Owned(p.shape(&v.layout.shape).map_err(|e| format!("load {i}: {e}"))?),
+        };
+        match &loop_shape {
+            Some(want) if **want != *s => {
+                return Err(format!("load {i} has shape {:?}, the loop {:?}", s, want));
+            }
+            Some(_) => {}
+            None => loop_shape = Some(s.into_owned()),
+        }
+    }
+    let loop_shape = loop_shape.unwrap_or_default();
+    if let Some(a) = prog.max_coord_axis() {
+        if a >= loop_shape.len() {
+            return Err(format!("a Coord node reads axis {a} of a loop of rank {}", loop_shape.len()));
+        }
+    }
+    Ok(loop_shape)
+}
+
 /// Checks a map call whose loads may be padded: as [`plan`], a padded load's
 /// shape being the one its pad gives (refused before any copy is made).
 pub fn plan_loads(prog: Prog, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan, String> {
@@ -197,21 +232,7 @@ pub fn plan_loads(prog: Prog, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan,
             prog.outputs.len()
         ));
     }
-    if loads.len() != prog.operands.len() {
-        return Err(format!("{} loads for a program of {} operands", loads.len(), prog.operands.len()));
-    }
-    let mut load_shapes: Vec<Cow<[usize]>> = Vec::with_capacity(loads.len());
-    for (i, l) in loads.iter().enumerate() {
-        load_shapes.push(match l {
-            Load::Plain(v) => Cow::Borrowed(&v.layout.shape),
-            Load::Padded(p, v) => Cow::Owned(p.shape(&v.layout.shape).map_err(|e| format!("load {i}: {e}"))?),
-        });
-    }
-    let shape = match (dsts.first(), load_shapes.first()) {
-        (Some(d), _) => d.layout.shape.clone(),
-        (None, Some(l)) => l.to_vec(),
-        (None, None) => Vec::new(),
-    };
+    let shape = dsts.first().map(|d| d.layout.shape.clone()).unwrap_or_default();
     for (k, d) in dsts.iter().enumerate() {
         let want = prog.output_dtype(k);
         if d.layout.dtype != want {
@@ -236,20 +257,7 @@ pub fn plan_loads(prog: Prog, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan,
             }
         }
     }
-    for (i, l) in loads.iter().enumerate() {
-        let d = l.view().layout.dtype;
-        if d != prog.operands[i] {
-            return Err(format!("load {i} is {} but operand {i} is {}", d.name(), prog.operands[i].name()));
-        }
-        if *load_shapes[i] != *shape {
-            return Err(format!("load {i} has shape {:?}, the loop {:?}", load_shapes[i], shape));
-        }
-    }
-    if let Some(a) = prog.max_coord_axis() {
-        if a >= shape.len() {
-            return Err(format!("a Coord node reads axis {a} of a loop of rank {}", shape.len()));
-        }
-    }
+    let shape = check_loads(&prog, &loads, dsts.first().map(|_| &shape[..]))?;
     let copied = loads
         .iter()
         .map(|l| match l {

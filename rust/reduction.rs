@@ -11,7 +11,9 @@
 //! the destinations once every result is known: a destination may be the
 //! operand itself.
 
-use crate::column::{C32, C64};
+use crate::cast;
+use crate::column::{Col, C32, C64};
+use crate::memio;
 use crate::call::Call;
 use crate::door::Claim;
 use crate::dtype::{Dtype, Family};
@@ -109,30 +111,12 @@ enum Kind {
 }
 
 fn check_loop(prog: &Prog, shape: &[usize], dsts: &[View], loads: &[Load]) -> Result<(), String> {
-    // A map of the program over these loads into no destination checks the
-    // loads against the program and the loop's shape.
-    let probe = Prog::new(prog.operands.clone(), prog.nodes.clone(), vec![])?;
-    let shapes_ok = map::plan_loads(probe, vec![], loads.to_vec())?;
-    drop(shapes_ok);
-    for (i, l) in loads.iter().enumerate() {
-        let s = match l {
-            Load::Plain(v) => v.layout.shape.clone(),
-            Load::Padded(p, v) => p.shape(&v.layout.shape)?,
-        };
-        if s != shape {
-            return Err(format!("load {i} has shape {s:?}, the loop {shape:?}"));
-        }
-    }
+    map::check_loads(prog, loads, Some(shape))?;
     for (i, d) in dsts.iter().enumerate() {
         for e in &dsts[..i] {
             if d.overlaps(e) {
                 return Err("two destinations overlap".into());
             }
-        }
-    }
-    if let Some(a) = prog.max_coord_axis() {
-        if a >= shape.len() {
-            return Err(format!("a Coord node reads axis {a} of a loop of rank {}", shape.len()));
         }
     }
     Ok(())
@@ -566,6 +550,19 @@ fn per_output<T: Send>(out: &mut [T], width: usize, len: usize, f: impl Fn(usize
 /// Casts held results into a destination (both in one axis order).
 fn store(held: &Held, dst: &View) -> Result<(), String> {
     let from = held.view.layout.dtype;
+    if dst.layout.size() == 1 {
+        // One element (a whole reduction): the map's load, cast and store
+        // without the planning of a loop.
+        let to = dst.layout.dtype;
+        let (mut x, mut y) = (Col::new(from, 1), Col::new(to, 1));
+        // SAFETY: element 0 of the held array lies in its checked layout.
+        unsafe { memio::load(held.view.memory, from, held.view.layout.offset as isize, 0, 1, &mut x.as_mut()) };
+        cast::cast(from, to, &x.as_ref(), &mut y.as_mut(), 1);
+        // SAFETY: the destination's one element, at its offset, lies in its
+        // checked layout; the call's claims keep other calls off it.
+        unsafe { memio::store(dst.memory, to, dst.layout.offset as isize, 0, 1, &y.as_ref()) };
+        return Ok(());
+    }
     let id = Prog::new(vec![from], vec![Node::Load(0), Node::Cast(dst.layout.dtype, 0)], vec![1])?;
     map::plan(id, vec![dst.clone()], vec![held.view.clone()])?.run()
 }
