@@ -271,126 +271,59 @@ mod tests {
         unit.extend(linear32(-1.0, 1.0, 300_000));
         let mut above1 = sweep32(1.0, f32::MAX, 500_000);
         above1.extend(linear32(1.0, 5.0, 300_000));
-        let mut worst = 0.0f64;
-        worst = worst.max(measure32(
-            "sinh",
-            sinh_f32,
-            sinh_f32_slice,
-            f64::sinh,
-            &wide,
-        ));
-        worst = worst.max(measure32(
-            "cosh",
-            cosh_f32,
-            cosh_f32_slice,
-            f64::cosh,
-            &wide,
-        ));
-        worst = worst.max(measure32(
-            "tanh",
-            tanh_f32,
-            tanh_f32_slice,
-            f64::tanh,
-            &wide,
-        ));
-        worst = worst.max(measure32(
-            "asinh",
-            asinh_f32,
-            asinh_f32_slice,
-            f64::asinh,
-            &wide,
-        ));
-        worst = worst.max(measure32(
-            "acosh",
-            acosh_f32,
-            acosh_f32_slice,
-            f64::acosh,
-            &above1,
-        ));
-        worst = worst.max(measure32(
-            "atanh",
-            atanh_f32,
-            atanh_f32_slice,
-            f64::atanh,
-            &unit,
-        ));
-        worst = worst.max(measure64(
-            "sinh",
-            sinh_f64,
-            sinh_f64_slice,
-            &table1(include_bytes!("testdata/sinh.bin")),
-        ));
-        worst = worst.max(measure64(
-            "cosh",
-            cosh_f64,
-            cosh_f64_slice,
-            &table1(include_bytes!("testdata/cosh.bin")),
-        ));
-        worst = worst.max(measure64(
-            "tanh",
-            tanh_f64,
-            tanh_f64_slice,
-            &table1(include_bytes!("testdata/tanh.bin")),
-        ));
-        worst = worst.max(measure64(
-            "asinh",
-            asinh_f64,
-            asinh_f64_slice,
-            &table1(include_bytes!("testdata/asinh.bin")),
-        ));
-        worst = worst.max(measure64(
-            "acosh",
-            acosh_f64,
-            acosh_f64_slice,
-            &table1(include_bytes!("testdata/acosh.bin")),
-        ));
-        worst = worst.max(measure64(
-            "atanh",
-            atanh_f64,
-            atanh_f64_slice,
-            &table1(include_bytes!("testdata/atanh.bin")),
-        ));
+        let worst = worst_of(
+            &[
+                ("sinh", sinh_f32, sinh_f32_slice, f64::sinh, &wide),
+                ("cosh", cosh_f32, cosh_f32_slice, f64::cosh, &wide),
+                ("tanh", tanh_f32, tanh_f32_slice, f64::tanh, &wide),
+                ("asinh", asinh_f32, asinh_f32_slice, f64::asinh, &wide),
+                ("acosh", acosh_f32, acosh_f32_slice, f64::acosh, &above1),
+                ("atanh", atanh_f32, atanh_f32_slice, f64::atanh, &unit),
+            ],
+            &[
+                (sinh_f64, sinh_f64_slice),
+                (cosh_f64, cosh_f64_slice),
+                (tanh_f64, tanh_f64_slice),
+                (asinh_f64, asinh_f64_slice),
+                (acosh_f64, acosh_f64_slice),
+                (atanh_f64, atanh_f64_slice),
+            ],
+        );
         assert!(worst < 4.0);
     }
 
     #[test]
     fn hyperbolic_specials() {
         let (nan, inf) = (f64::NAN, f64::INFINITY);
-        for (x, s, c, t) in [
-            (nan, nan, nan, nan),
-            (0.0, 0.0, 1.0, 0.0),
-            (-0.0, -0.0, 1.0, -0.0),
-            (inf, inf, inf, 1.0),
-            (-inf, -inf, inf, -1.0),
-            (1e3, inf, inf, 1.0),
-            (-1e3, -inf, inf, -1.0),
-            (5e-324, 5e-324, 1.0, 5e-324),
-        ] {
-            same(sinh_f64(x), s);
-            same(cosh_f64(x), c);
-            same(tanh_f64(x), t);
-            same(sinh_f32(x as f32), s as f32);
-            same(cosh_f32(x as f32), c as f32);
-            same(tanh_f32(x as f32), t as f32);
-        }
-        for (x, s, c, t) in [
-            (nan, nan, nan, nan),
-            (0.0, 0.0, nan, 0.0),
-            (-0.0, -0.0, nan, -0.0),
-            (1.0, 0.881373587019543, 0.0, inf),
-            (-1.0, -0.881373587019543, nan, -inf),
-            (inf, inf, inf, nan),
-            (-inf, -inf, nan, nan),
-            (2.0, 1.4436354751788103, 1.3169578969248166, nan),
-            (-1e-310, -1e-310, nan, -1e-310),
-        ] {
-            same(asinh_f64(x), s);
-            same(acosh_f64(x), c);
-            same(atanh_f64(x), t);
-            same(asinh_f32(x as f32), s as f32);
-            same(acosh_f32(x as f32), c as f32);
-            same(atanh_f32(x as f32), t as f32);
-        }
+        same3(
+            [sinh_f64, cosh_f64, tanh_f64],
+            [sinh_f32, cosh_f32, tanh_f32],
+            &[
+                (nan, nan, nan, nan),
+                (0.0, 0.0, 1.0, 0.0),
+                (-0.0, -0.0, 1.0, -0.0),
+                (inf, inf, inf, 1.0),
+                (-inf, -inf, inf, -1.0),
+                (1e3, inf, inf, 1.0),
+                (-1e3, -inf, inf, -1.0),
+                (5e-324, 5e-324, 1.0, 5e-324),
+            ],
+        );
+        same3(
+            [asinh_f64, acosh_f64, atanh_f64],
+            [asinh_f32, acosh_f32, atanh_f32],
+            &[
+                (nan, nan, nan, nan),
+                (0.0, 0.0, nan, 0.0),
+                (-0.0, -0.0, nan, -0.0),
+                (1.0, 0.881373587019543, 0.0, inf),
+                (-1.0, -0.881373587019543, nan, -inf),
+                (inf, inf, inf, nan),
+                (-inf, -inf, nan, nan),
+                (2.0, 1.4436354751788103, 1.3169578969248166, nan),
+                (-1e-310, -1e-310, nan, -1e-310),
+            ],
+        );
         assert!(sinh_f64(710.475).is_finite() && cosh_f64(-710.475).is_finite());
         same(sinh_f64(710.4759), inf);
         same(cosh_f64(-710.4759), inf);

@@ -238,40 +238,18 @@ mod tests {
         unit.extend(linear32(-1.0, 1.0, 300_000));
         let mut all = sweep32(-f32::MAX, f32::MAX, 500_000);
         all.extend(linear32(-8.0, 8.0, 300_000));
-        let mut worst = 0.0f64;
-        worst = worst.max(measure32(
-            "asin",
-            asin_f32,
-            asin_f32_slice,
-            f64::asin,
-            &unit,
-        ));
-        worst = worst.max(measure32(
-            "acos",
-            acos_f32,
-            acos_f32_slice,
-            f64::acos,
-            &unit,
-        ));
-        worst = worst.max(measure32("atan", atan_f32, atan_f32_slice, f64::atan, &all));
-        worst = worst.max(measure64(
-            "asin",
-            asin_f64,
-            asin_f64_slice,
-            &table1(include_bytes!("testdata/asin.bin")),
-        ));
-        worst = worst.max(measure64(
-            "acos",
-            acos_f64,
-            acos_f64_slice,
-            &table1(include_bytes!("testdata/acos.bin")),
-        ));
-        worst = worst.max(measure64(
-            "atan",
-            atan_f64,
-            atan_f64_slice,
-            &table1(include_bytes!("testdata/atan.bin")),
-        ));
+        let worst = worst_of(
+            &[
+                ("asin", asin_f32, asin_f32_slice, f64::asin, &unit),
+                ("acos", acos_f32, acos_f32_slice, f64::acos, &unit),
+                ("atan", atan_f32, atan_f32_slice, f64::atan, &all),
+            ],
+            &[
+                (asin_f64, asin_f64_slice),
+                (acos_f64, acos_f64_slice),
+                (atan_f64, atan_f64_slice),
+            ],
+        );
         assert!(worst < 4.0);
     }
 
@@ -311,22 +289,19 @@ mod tests {
         use core::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
         let nan = f64::NAN;
         let inf = f64::INFINITY;
-        for (x, s, c, t) in [
-            (nan, nan, nan, nan),
-            (0.0, 0.0, FRAC_PI_2, 0.0),
-            (-0.0, -0.0, FRAC_PI_2, -0.0),
-            (1.0, FRAC_PI_2, 0.0, FRAC_PI_4),
-            (-1.0, -FRAC_PI_2, PI, -FRAC_PI_4),
-            (-inf, nan, nan, -FRAC_PI_2),
-            (inf, nan, nan, FRAC_PI_2),
-        ] {
-            same(asin_f64(x), s);
-            same(acos_f64(x), c);
-            same(atan_f64(x), t);
-            same(asin_f32(x as f32), s as f32);
-            same(acos_f32(x as f32), c as f32);
-            same(atan_f32(x as f32), t as f32);
-        }
+        same3(
+            [asin_f64, acos_f64, atan_f64],
+            [asin_f32, acos_f32, atan_f32],
+            &[
+                (nan, nan, nan, nan),
+                (0.0, 0.0, FRAC_PI_2, 0.0),
+                (-0.0, -0.0, FRAC_PI_2, -0.0),
+                (1.0, FRAC_PI_2, 0.0, FRAC_PI_4),
+                (-1.0, -FRAC_PI_2, PI, -FRAC_PI_4),
+                (-inf, nan, nan, -FRAC_PI_2),
+                (inf, nan, nan, FRAC_PI_2),
+            ],
+        );
         for x in [1.5, -1.0000001, 1e300] {
             assert!(asin_f64(x).is_nan() && acos_f64(-x).is_nan() && asin_f32(x as f32).is_nan());
         }

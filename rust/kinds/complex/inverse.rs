@@ -330,77 +330,28 @@ mod tests {
     use super::*;
     use core::f64::consts::{FRAC_PI_4, PI};
 
-    const NAN: f64 = f64::NAN;
-
-    fn c(re: f64, im: f64) -> C64 {
-        C64::new(re, im)
-    }
-
     #[test]
     fn inverse_accuracy() {
-        let a = sample32(7, 200_000);
-        let mut w32 = 0.0f64;
-        w32 = w32.max(measure32("asin", asin_c32, asin_c32_slice, asin_c64, &a));
-        w32 = w32.max(measure32("acos", acos_c32, acos_c32_slice, acos_c64, &a));
-        w32 = w32.max(measure32("atan", atan_c32, atan_c32_slice, atan_c64, &a));
-        w32 = w32.max(measure32(
-            "asinh",
-            asinh_c32,
-            asinh_c32_slice,
-            asinh_c64,
-            &a,
-        ));
-        w32 = w32.max(measure32(
-            "acosh",
-            acosh_c32,
-            acosh_c32_slice,
-            acosh_c64,
-            &a,
-        ));
-        w32 = w32.max(measure32(
-            "atanh",
-            atanh_c32,
-            atanh_c32_slice,
-            atanh_c64,
-            &a,
-        ));
-        let mut w64 = 0.0f64;
-        w64 = w64.max(measure64(
-            "asin",
-            asin_c64,
-            asin_c64_slice,
-            include_bytes!("../testdata/casin.bin"),
-        ));
-        w64 = w64.max(measure64(
-            "acos",
-            acos_c64,
-            acos_c64_slice,
-            include_bytes!("../testdata/cacos.bin"),
-        ));
-        w64 = w64.max(measure64(
-            "atan",
-            atan_c64,
-            atan_c64_slice,
-            include_bytes!("../testdata/catan.bin"),
-        ));
-        w64 = w64.max(measure64(
-            "asinh",
-            asinh_c64,
-            asinh_c64_slice,
-            include_bytes!("../testdata/casinh.bin"),
-        ));
-        w64 = w64.max(measure64(
-            "acosh",
-            acosh_c64,
-            acosh_c64_slice,
-            include_bytes!("../testdata/cacosh.bin"),
-        ));
-        w64 = w64.max(measure64(
-            "atanh",
-            atanh_c64,
-            atanh_c64_slice,
-            include_bytes!("../testdata/catanh.bin"),
-        ));
+        let (w32, w64) = measure_kinds(
+            7,
+            200_000,
+            &[
+                ("asin", asin_c32, asin_c32_slice, asin_c64),
+                ("acos", acos_c32, acos_c32_slice, acos_c64),
+                ("atan", atan_c32, atan_c32_slice, atan_c64),
+                ("asinh", asinh_c32, asinh_c32_slice, asinh_c64),
+                ("acosh", acosh_c32, acosh_c32_slice, acosh_c64),
+                ("atanh", atanh_c32, atanh_c32_slice, atanh_c64),
+            ],
+            &[
+                ("asin", asin_c64, asin_c64_slice),
+                ("acos", acos_c64, acos_c64_slice),
+                ("atan", atan_c64, atan_c64_slice),
+                ("asinh", asinh_c64, asinh_c64_slice),
+                ("acosh", acosh_c64, acosh_c64_slice),
+                ("atanh", atanh_c64, atanh_c64_slice),
+            ],
+        );
         assert!(w32 < 1.0 && w64 < 4.0);
     }
 
@@ -430,12 +381,7 @@ mod tests {
             (c(0.0, -2.0), c(acosh2, -PIO2)),
             (c(0.0, 0.5), c(0.0, crate::kinds::asin_f64(0.5))),
         ] {
-            same_c(&format!("asinh({z})"), asinh_c64(z), want);
-            same_c(
-                &format!("asinh c32({z})"),
-                widen(asinh_c32(narrow(z))),
-                widen(narrow(asinh_c64(widen(narrow(z))))),
-            );
+            same_kind("asinh", asinh_c64, asinh_c32, z, want);
             let iz = c(-z.im, z.re);
             same_c(&format!("asin({iz})"), asin_c64(iz), c(-want.im, want.re));
         }

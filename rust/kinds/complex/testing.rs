@@ -2,8 +2,18 @@
 //! modulus, argument samples, the mpmath tables of
 //! `testdata/gen_complex_ref.py`, and comparisons with signed zeros.
 
+use super::{narrow, widen};
 use crate::column::{C32, C64};
-use crate::kinds::testing::pow2;
+pub use crate::kinds::testing::records;
+use crate::kinds::testing::{pow2, same_value, table, worst_error};
+
+/// A NaN, short for the tables of special values.
+pub const NAN: f64 = f64::NAN;
+
+/// `re + i im`.
+pub fn c(re: f64, im: f64) -> C64 {
+    C64::new(re, im)
+}
 
 /// The binary exponent of `|re + i im|` for finite parts not both zero
 /// (from the parts, without overflow), at least `min`.
@@ -65,75 +75,43 @@ pub fn cerr32(got: C32, want: C64) -> f64 {
     part(got.re, want.re).max(part(got.im, want.im))
 }
 
-/// The records of a table of `N` f64s each.
-pub fn records<const N: usize>(bytes: &[u8]) -> Vec<[f64; N]> {
-    assert_eq!(bytes.len() % (8 * N), 0);
-    bytes
-        .chunks_exact(8 * N)
-        .map(|c| {
-            core::array::from_fn(|i| f64::from_le_bytes(c[8 * i..8 * i + 8].try_into().unwrap()))
-        })
-        .collect()
-}
+/// A c32 accuracy case of a unary kind: its name, c32 function and slice
+/// form, and c64 function.
+pub type Case32 = (
+    &'static str,
+    fn(C32) -> C32,
+    fn(&[C32], &mut [C32]),
+    fn(C64) -> C64,
+);
 
-/// The largest error of a c64 kind over a unary table, asserting that the
-/// slice form gives the scalar bits; prints it with its argument.
-pub fn measure64(
-    name: &str,
-    f: fn(C64) -> C64,
-    slice: fn(&[C64], &mut [C64]),
-    bytes: &[u8],
-) -> f64 {
-    let t = records::<6>(bytes);
-    let args: Vec<C64> = t.iter().map(|r| C64::new(r[0], r[1])).collect();
-    let mut out = vec![C64::new(0.0, 0.0); args.len()];
-    slice(&args, &mut out);
-    let mut worst = (0.0f64, C64::new(0.0, 0.0));
-    for ((r, &z), &o) in t.iter().zip(&args).zip(&out) {
-        let s = f(z);
-        assert!(same_bits(s, o), "{name}({z}): scalar {s} slice {o}");
-        let e = cerr64(s, &r[2..]);
-        if e > worst.0 || e.is_nan() {
-            worst = (e, z);
-        }
-    }
-    println!(
-        "{name} c64: max {:.3} ulp at {:e} ({} args)",
-        worst.0,
-        worst.1,
-        t.len()
-    );
-    worst.0
-}
+/// A c64 accuracy case of a unary kind: its name and c64 function and
+/// slice form.
+pub type Case64 = (&'static str, fn(C64) -> C64, fn(&[C64], &mut [C64]));
 
-/// The largest error of a c32 kind over `args` against its c64 kind on the
-/// widened arguments, asserting that the slice form gives the scalar bits;
-/// prints it with its argument.
-pub fn measure32(
-    name: &str,
-    f: fn(C32) -> C32,
-    slice: fn(&[C32], &mut [C32]),
-    reference: fn(C64) -> C64,
-    args: &[C32],
-) -> f64 {
-    let mut out = vec![C32::new(0.0, 0.0); args.len()];
-    slice(args, &mut out);
-    let mut worst = (0.0f64, C32::new(0.0, 0.0));
-    for (&z, &o) in args.iter().zip(&out) {
-        let s = f(z);
-        assert!(same_bits(s, o), "{name}({z}): scalar {s} slice {o}");
-        let e = cerr32(s, reference(C64::new(z.re as f64, z.im as f64)));
-        if e > worst.0 || e.is_nan() {
-            worst = (e, z);
-        }
+/// The largest errors (c32, c64) of unary kinds, each printed with its
+/// argument, asserting that the slice forms give the scalar bits: of each
+/// c32 case over `sample32(seed, n)` against its c64 function on the
+/// widened arguments, then of each c64 case over its mpmath table
+/// `testdata/c<name>.bin`.
+pub fn measure_kinds(seed: u64, n: usize, c32: &[Case32], c64: &[Case64]) -> (f64, f64) {
+    let a = sample32(seed, n);
+    let mut w32 = 0.0f64;
+    for &(name, k32, s32, k64) in c32 {
+        let e = worst_error(name, "c32", &a, k32, s32, same_bits, |i, s| {
+            cerr32(s, k64(widen(a[i])))
+        });
+        w32 = w32.max(e);
     }
-    println!(
-        "{name} c32: max {:.3} ulp at {:e} ({} args)",
-        worst.0,
-        worst.1,
-        args.len()
-    );
-    worst.0
+    let mut w64 = 0.0f64;
+    for &(name, k64, s64) in c64 {
+        let t = records::<6>(table(&format!("c{name}")));
+        let args: Vec<C64> = t.iter().map(|r| c(r[0], r[1])).collect();
+        let e = worst_error(name, "c64", &args, k64, s64, same_bits, |i, s| {
+            cerr64(s, &t[i][2..])
+        });
+        w64 = w64.max(e);
+    }
+    (w32, w64)
 }
 
 /// A deterministic generator of 64-bit values (splitmix64).
@@ -214,11 +192,7 @@ pub fn same_bits<T: Into<f64> + Copy>(
     a: num_complex::Complex<T>,
     b: num_complex::Complex<T>,
 ) -> bool {
-    let eq = |x: T, y: T| {
-        let (x, y): (f64, f64) = (x.into(), y.into());
-        (x.is_nan() && y.is_nan()) || (x == y && x.is_sign_negative() == y.is_sign_negative())
-    };
-    eq(a.re, b.re) && eq(a.im, b.im)
+    same_value(a.re, b.re) && same_value(a.im, b.im)
 }
 
 /// Asserts that `got` is `want`, the signs of zeros included, any NaN
@@ -226,4 +200,17 @@ pub fn same_bits<T: Into<f64> + Copy>(
 #[track_caller]
 pub fn same_c(what: &str, got: C64, want: C64) {
     assert!(same_bits(got, want), "{what}: got {got:e}, want {want:e}");
+}
+
+/// Asserts that the c64 function `k64` of a kind gives `want` at `z`, and
+/// that its c32 function `k32` gives at `z` rounded to c32 what `k64` gives
+/// on that argument widened, rounded to c32.
+#[track_caller]
+pub fn same_kind(name: &str, k64: fn(C64) -> C64, k32: fn(C32) -> C32, z: C64, want: C64) {
+    same_c(&format!("{name}({z})"), k64(z), want);
+    same_c(
+        &format!("{name} c32({z})"),
+        widen(k32(narrow(z))),
+        widen(narrow(k64(widen(narrow(z))))),
+    );
 }
