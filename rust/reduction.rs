@@ -307,7 +307,7 @@ fn contiguous_run<T>(v: &View, axes: &[usize]) -> bool {
         }
         step *= v.layout.shape[a] as isize;
     }
-    (v.memory.base as usize) % std::mem::align_of::<T>() == 0 && !v.layout.dtype.is_sub_byte()
+    (v.memory.base as usize).is_multiple_of(std::mem::align_of::<T>()) && !v.layout.dtype.is_sub_byte()
 }
 
 /// The plain load that output `k` reads as it is (through casts that keep
@@ -449,7 +449,7 @@ fn terms_of<'a, T: Carried>(
         if let Some((lo, _)) = v.layout.span().ok().flatten() {
             let base = lo as usize;
             let size = v.memory.extent(v.layout.dtype) - base;
-            let aligned = (v.memory.base as usize) % std::mem::align_of::<T>() == 0 && !v.layout.dtype.is_sub_byte();
+            let aligned = (v.memory.base as usize).is_multiple_of(std::mem::align_of::<T>()) && !v.layout.dtype.is_sub_byte();
             // SAFETY: the view's elements lie in its memory from element
             // `lo` on (`View::new` checked), of T's dtype, aligned for T
             // (both checked before use); no destination overlaps them and
@@ -638,7 +638,7 @@ fn in_place_destination<T: Carried>(p: &Plan, r: Reduction, order: &[usize]) -> 
     v.memory.base = v.memory.base.wrapping_add(v.layout.offset * bytes);
     v.memory.bytes -= v.layout.offset * bytes;
     v.layout.offset = 0;
-    (v.memory.base as usize % std::mem::align_of::<T>() == 0).then(|| Held::over(v))
+    ((v.memory.base as usize).is_multiple_of(std::mem::align_of::<T>())).then(|| Held::over(v))
 }
 
 fn scan_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axis: usize, carry: Option<&View>) -> Result<Vec<Held>, String> {

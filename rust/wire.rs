@@ -11,7 +11,7 @@ use crate::reduction;
 
 /// Reads little-endian 64-bit words.
 pub fn words(b: &[u8]) -> Result<Vec<i64>, String> {
-    if b.len() % 8 != 0 {
+    if !b.len().is_multiple_of(8) {
         return Err("a call description of a partial word".into());
     }
     Ok(b.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())

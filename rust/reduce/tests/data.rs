@@ -25,7 +25,7 @@ impl Rng {
     /// Near 1, for products that neither overflow nor underflow.
     pub fn near_one(&mut self) -> f64 {
         let x = 1.0 + (self.unit() - 0.5) * 0.01;
-        if self.next() % 7 == 0 { -x } else { x }
+        if self.next().is_multiple_of(7) { -x } else { x }
     }
 }
 
