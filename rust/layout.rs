@@ -99,6 +99,12 @@ impl Memory {
     }
 }
 
+/// Whether two inclusive byte ranges (as [`View::byte_range`] gives them)
+/// share a byte.
+pub fn ranges_meet(a: Option<(usize, usize)>, b: Option<(usize, usize)>) -> bool {
+    matches!((a, b), (Some((a0, a1)), Some((b0, b1))) if a0 <= b1 && b0 <= a1)
+}
+
 /// A layout over memory whose extent has been checked to hold it.
 #[derive(Clone, Debug)]
 pub struct View {
@@ -125,10 +131,7 @@ impl View {
 
     /// Whether two views touch a common byte.
     pub fn overlaps(&self, other: &View) -> bool {
-        match (self.byte_range(), other.byte_range()) {
-            (Some((a0, a1)), Some((b0, b1))) => a0 <= b1 && b0 <= a1,
-            _ => false,
-        }
+        ranges_meet(self.byte_range(), other.byte_range())
     }
 }
 

@@ -13,7 +13,7 @@ use crate::column::{self, register_align, register_bytes, Col, ColMut, ColRef};
 use crate::call::Call;
 use crate::door::Claim;
 use crate::dtype::Dtype;
-use crate::layout::{Layout, Memory, View};
+use crate::layout::{ranges_meet, Layout, Memory, View};
 use crate::memio;
 use crate::ops;
 use crate::pad::Pad;
@@ -145,6 +145,10 @@ pub struct Plan {
     /// Plain loads to read from a copy, because a destination overlaps them
     /// otherwise than element for element.
     copied: Vec<bool>,
+    /// The byte ranges of the destinations, then of the loads, as called.
+    ranges: Vec<Option<(usize, usize)>>,
+    /// For each destination, whether a load reaches its bytes.
+    reached: Vec<bool>,
 }
 
 /// Whether a layout maps two indices to one element (a destination must
@@ -251,20 +255,23 @@ pub fn plan_loads(prog: Prog, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan,
         if self_overlaps(&d.layout) {
             return Err(format!("destination {k} maps several indices to one element"));
         }
-        for (j, e) in dsts[..k].iter().enumerate() {
-            if d.overlaps(e) {
-                return Err(format!("destinations {j} and {k} overlap"));
-            }
+    }
+    let ranges: Vec<_> = dsts.iter().chain(loads.iter().map(Load::view)).map(View::byte_range).collect();
+    let (dst_ranges, load_ranges) = ranges.split_at(dsts.len());
+    for k in 0..dsts.len() {
+        if let Some(j) = (0..k).find(|&j| ranges_meet(dst_ranges[j], dst_ranges[k])) {
+            return Err(format!("destinations {j} and {k} overlap"));
         }
     }
     let shape = check_loads(&prog, &loads, dsts.first().map(|_| &shape[..]))?;
-    let copied = loads
-        .iter()
-        .map(|l| match l {
-            Load::Plain(v) => dsts.iter().any(|d| d.overlaps(v) && !same_elements(d, v)),
+    let meets = |k: usize, i: usize| ranges_meet(dst_ranges[k], load_ranges[i]);
+    let copied = (loads.iter().enumerate())
+        .map(|(i, l)| match l {
+            Load::Plain(v) => (0..dsts.len()).any(|k| meets(k, i) && !same_elements(&dsts[k], v)),
             Load::Padded(..) => false,
         })
         .collect();
+    let reached = (0..dsts.len()).map(|k| (0..loads.len()).any(|i| meets(k, i))).collect();
     let (loads, pads) = loads
         .into_iter()
         .map(|l| match l {
@@ -272,17 +279,14 @@ pub fn plan_loads(prog: Prog, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan,
             Load::Padded(p, v) => (v, Some(p)),
         })
         .unzip();
-    Ok(Plan { prog, shape, dsts, loads, pads, copied })
+    Ok(Plan { prog, shape, dsts, loads, pads, copied, ranges, reached })
 }
 
 impl Call for Plan {
     fn claims(&self) -> Vec<Claim> {
-        let range = |v: &View, write| v.byte_range().map(|(lo, hi)| Claim { lo, hi, write });
-        self.loads
-            .iter()
-            .filter_map(|v| range(v, false))
-            .chain(self.dsts.iter().filter_map(|v| range(v, true)))
-            .collect()
+        let n = self.dsts.len();
+        let claim = |(i, r): (usize, &Option<(usize, usize)>)| r.map(|(lo, hi)| Claim { lo, hi, write: i < n });
+        self.ranges.iter().enumerate().filter_map(claim).collect()
     }
 
     fn work(&self) -> usize {
@@ -456,11 +460,12 @@ impl Loop {
             })
             .collect();
         // A destination is written in place only where no load reaches its
-        // bytes: its values are then final when written, and no column read
-        // in place aliases it.
+        // bytes (as called: a copy made since reaches none of them): its
+        // values are then final when written, and no column read in place
+        // aliases it.
         let n_dsts = p.dsts.len();
-        for (k, d) in p.dsts.iter().enumerate() {
-            ops[k].in_place &= !p.loads.iter().any(|l| l.overlaps(d));
+        for (k, &reached) in p.reached.iter().enumerate() {
+            ops[k].in_place &= !reached;
         }
         let in_place: Vec<bool> = ops.iter().map(|o| o.in_place).collect();
         let direct = written_in_place(&p.prog, &in_place[..n_dsts]);
