@@ -34,17 +34,55 @@ const TILE_MIN: usize = 256;
 /// fixed cost too often.
 const TILE_BYTES: usize = 12 << 10;
 
+/// The fewest and the most bytes of operands that [`cached_bytes`] takes
+/// a loop to read and write from the caches.
+const CACHED_BYTES: (usize, usize) = (2 << 20, 64 << 20);
+
 /// Bytes of operands that a loop reads and writes from the caches rather
-/// than memory (the second-level cache of a current core): such a loop
-/// takes tiles of [`TILE`] elements, the fewest passes.
-const CACHED_BYTES: usize = 2 << 20;
+/// than memory: half the last-level cache the system reports, within
+/// [`CACHED_BYTES`] (the least where it reports none). Such a loop takes
+/// tiles of [`TILE`] elements, the fewest passes, and leaves the fetching to
+/// the hardware: on a CPU of 480 MiB of third-level cache, a + b over
+/// 1000 x 1000 float32 so ran a tenth faster, exp over as many float64 a
+/// sixth, than on the streaming loop's shorter tiles.
+fn cached_bytes() -> usize {
+    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BYTES.get_or_init(|| {
+        let last = last_level_cache().unwrap_or(0) / 2;
+        last.clamp(CACHED_BYTES.0, CACHED_BYTES.1)
+    })
+}
+
+/// The size of the highest level of cache that Linux reports for CPU 0.
+fn last_level_cache() -> Option<usize> {
+    let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
+    let read = |i: usize, what: &str| std::fs::read_to_string(dir.join(format!("index{i}/{what}"))).ok();
+    (0..16)
+        .map_while(|i| Some((read(i, "level")?, read(i, "size")?)))
+        .filter_map(|(level, size)| Some((level.trim().parse::<u32>().ok()?, cache_size(&size)?)))
+        .max()
+        .map(|(_, bytes)| bytes)
+}
+
+/// The bytes of a cache size as Linux writes it: `48K`, `2048K`, `32M`.
+fn cache_size(text: &str) -> Option<usize> {
+    let t = text.trim();
+    let (digits, unit) = match t.strip_suffix('K') {
+        Some(d) => (d, 1 << 10),
+        None => match t.strip_suffix('M') {
+            Some(d) => (d, 1 << 20),
+            None => (t, 1),
+        },
+    };
+    digits.parse::<usize>().ok()?.checked_mul(unit)
+}
 
 /// Whether a loop over `operands` (destinations and loads) of `size`
 /// elements streams them from memory: they take more than
-/// [`CACHED_BYTES`].
+/// [`cached_bytes`].
 fn streams(operands: &[&View], size: usize) -> bool {
     let runs: usize = operands.iter().map(|v| v.layout.dtype.bytes().max(1)).sum();
-    runs.saturating_mul(size) > CACHED_BYTES
+    runs.saturating_mul(size) > cached_bytes()
 }
 
 /// The tile of a loop over `operands` (destinations and loads) of `size`

@@ -429,7 +429,8 @@ fn results_do_not_depend_on_the_tile() {
         Node::Binary(Binary::Mul, 3, 1),
     ];
     let prog = Prog::new(vec![f32, f64], nodes, vec![4]).unwrap();
-    let n = 3 << 18;
+    // Just past the bytes a loop reads from the caches: 20 an element.
+    let n = cached_bytes() / 20 + (3 << 16);
     let mut seed = 7u64;
     let mut a = Buf::random(4 * n, &mut seed);
     let mut b = Buf::random(8 * n, &mut seed);
@@ -473,4 +474,15 @@ fn contiguous_aligned_runs_are_read_and_written_in_place() {
     let v: Vec<View> = bufs.iter_mut().map(|b| View::new(Layout::contiguous(f, &[8, 8]), b.memory()).unwrap()).collect();
     let p = plan(prog.clone(), vec![v[2].clone(), v[1].clone()], v[2..].to_vec()).unwrap();
     assert_eq!(Loop::new(&p).direct, vec![None; 3]);
+}
+
+#[test]
+fn cache_sizes_read_as_linux_writes_them() {
+    assert_eq!(cache_size("48K\n"), Some(48 << 10));
+    assert_eq!(cache_size("491520K"), Some(491520 << 10));
+    assert_eq!(cache_size("32M"), Some(32 << 20));
+    assert_eq!(cache_size("4096"), Some(4096));
+    assert_eq!(cache_size("big"), None);
+    let c = cached_bytes();
+    assert!((CACHED_BYTES.0..=CACHED_BYTES.1).contains(&c), "{c}");
 }
