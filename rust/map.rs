@@ -6,6 +6,13 @@
 //! innermost axis in tiles of up to [`TILE`] elements, each node evaluated over a
 //! whole tile so a fused program makes one pass over memory, and splits the
 //! tiles among threads. Values never depend on the split.
+//!
+//! A node's values over a tile are a column ([`Col`]). Where an operand's
+//! run along the innermost axis is contiguous, aligned and of a dtype its
+//! register type holds bit for bit, no column is copied: a load's readers
+//! read the run in place, and the node that computes a destination's values
+//! writes them straight into its run where no load reaches the destination
+//! ([`Loop::direct`], [`Loop::borrowed`]).
 
 use crate::cast;
 use std::borrow::Cow;
