@@ -12,7 +12,7 @@
 //! register type holds bit for bit, no column is copied: a load's readers
 //! read the run in place, and the node that computes a destination's values
 //! writes them straight into its run where no load reaches the destination
-//! ([`Loop::direct`], [`Loop::borrowed`]).
+//! (`Loop::direct`, `Loop::borrowed`).
 
 use crate::cast;
 use std::borrow::Cow;
