@@ -20,7 +20,7 @@ use crate::column::{self, register_align, register_bytes, Col, ColMut, ColRef};
 use crate::call::Call;
 use crate::door::Claim;
 use crate::dtype::Dtype;
-use crate::layout::{ranges_meet, Layout, Memory, View};
+use crate::layout::{ranges_meet, same_dims, Layout, Memory, View};
 use crate::memio;
 use crate::ops;
 use crate::pad::Pad;
@@ -226,7 +226,7 @@ pub fn self_overlaps(l: &Layout) -> bool {
 fn same_elements(a: &View, b: &View) -> bool {
     a.memory.base == b.memory.base && a.layout.dtype.bits() == b.layout.dtype.bits() && {
         let (la, lb) = (&a.layout, &b.layout);
-        la.shape == lb.shape && la.offset == lb.offset && la.strides == lb.strides
+        same_dims(&la.shape, &lb.shape) && la.offset == lb.offset && same_dims(&la.strides, &lb.strides)
     }
 }
 
@@ -255,7 +255,7 @@ pub fn check_loads(prog: &Prog, loads: &[Load], shape: Option<&[usize]>) -> Resu
             Load::Padded(p, v) => Cow::Owned(p.shape(&v.layout.shape).map_err(|e| format!("load {i}: {e}"))?),
         };
         match &loop_shape {
-            Some(want) if **want != *s => {
+            Some(want) if !same_dims(want, &s) => {
                 return Err(format!("load {i} has shape {:?}, the loop {:?}", s, want));
             }
             Some(_) => {}
@@ -291,7 +291,7 @@ pub fn plan_loads(prog: Prog, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan,
                 want.name()
             ));
         }
-        if d.layout.shape != shape {
+        if !same_dims(&d.layout.shape, &shape) {
             return Err(format!(
                 "destination {k} has shape {:?}, destination 0 {:?}",
                 d.layout.shape, shape

@@ -17,7 +17,7 @@ use crate::memio;
 use crate::call::Call;
 use crate::door::Claim;
 use crate::dtype::{Dtype, Family};
-use crate::layout::{Layout, Memory, View};
+use crate::layout::{same_dims, Layout, Memory, View};
 use crate::map::{self, Load};
 use crate::pool;
 use crate::prog::{Node, Prog};
@@ -123,7 +123,7 @@ fn check_loop(prog: &Prog, shape: &[usize], dsts: &[View], loads: &[Load]) -> Re
 }
 
 fn check_dst(d: &View, i: usize, shape: &[usize], position: bool) -> Result<(), String> {
-    if d.layout.shape != shape {
+    if !same_dims(&d.layout.shape, shape) {
         return Err(format!("destination {i} has shape {:?}, not {shape:?}", d.layout.shape));
     }
     if position && d.layout.dtype != Dtype::Int64 {
@@ -214,7 +214,7 @@ pub fn plan_scan(
             return Err(format!("a {r:?} scan takes no carry"));
         }
         let want = reduced_shape(&shape, &[axis]);
-        if c.layout.shape != want || c.layout.dtype != carrier(d) {
+        if !same_dims(&c.layout.shape, &want) || c.layout.dtype != carrier(d) {
             return Err(format!(
                 "the carry is {} {:?}, not {} {want:?}",
                 c.layout.dtype.name(),
