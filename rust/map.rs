@@ -92,15 +92,18 @@ fn streams(operands: &[&View], size: usize) -> bool {
     runs.saturating_mul(size) > cached_bytes()
 }
 
-/// The tile of a loop over `operands` (destinations and loads) of `size`
-/// elements whose columns take `columns` bytes an element: [`TILE`]
-/// elements where the operands fit in the caches, otherwise the longest
-/// power of two from [`TILE_MIN`] to [`TILE`] whose columns and runs fit in
-/// [`TILE_BYTES`].
-fn tile_len(operands: &[&View], size: usize, columns: usize) -> usize {
-    if !streams(operands, size) {
+/// The tile of a loop of `prog` over `operands` (destinations and loads):
+/// [`TILE`] elements where the loop does not stream them (see [`streams`]),
+/// otherwise the longest power of two from [`TILE_MIN`] to [`TILE`] whose
+/// columns and runs fit in [`TILE_BYTES`]. Every node's column counts, those
+/// read or written in place too: tiles so sized stream fastest either way
+/// (a + b in float32 ran a fifth faster on tiles of 256 to 512 elements than
+/// on 1024, exp in float64 a fifth faster on 256 than on 512).
+fn tile_len(prog: &Prog, operands: &[&View], streams: bool) -> usize {
+    if !streams {
         return TILE;
     }
+    let columns: usize = prog.dtypes.iter().map(|&d| register_bytes(d)).sum();
     let runs: usize = operands.iter().map(|v| v.layout.dtype.bytes().max(1)).sum();
     let fit = TILE_BYTES / (columns + runs).max(1);
     let pow2 = if fit == 0 { 1 } else { 1 << fit.ilog2() };
@@ -397,7 +400,7 @@ struct Operand {
     /// Its step along the innermost axis.
     inner: isize,
     /// Whether a run along the innermost axis is read or written in place
-    /// as a column (see [`Operand::in_place`]).
+    /// as a column (see [`Operand::can_be_in_place`]).
     in_place: bool,
 }
 
@@ -515,12 +518,7 @@ impl Loop {
         let in_place: Vec<bool> = ops.iter().map(|o| o.in_place).collect();
         let direct = written_in_place(&p.prog, &in_place[..n_dsts]);
         let borrowed = read_in_place(&p.prog, &in_place[n_dsts..]);
-        // Every node's column counts, those read or written in place too:
-        // tiles so sized stream fastest either way (a loop of a + b in
-        // float32 on tiles of 256 to 512 elements ran a fifth faster than on
-        // tiles of 1024, exp in float64 on 256 a fifth faster than on 512).
-        let columns = p.prog.dtypes.iter().map(|&d| register_bytes(d)).sum();
-        let size = p.shape.iter().product();
+        let streams = streams(&views, p.shape.iter().product());
         extents.truncate(r);
         steps.truncate(r * n);
         Loop {
@@ -531,8 +529,8 @@ impl Loop {
             n_dsts,
             direct,
             borrowed,
-            tile: tile_len(&views, size, columns),
-            streams: streams(&views, size),
+            tile: tile_len(&p.prog, &views, streams),
+            streams,
             block: 1,
         }
         .blocked()
