@@ -251,7 +251,7 @@ thread_local! {
 }
 
 /// A column of `d`'s register type of `n` values, taken from the columns
-/// this thread's loops gave back where one is long enough (its values are
+/// this thread's loops gave back where one of that length is (its values are
 /// then left as they were: a loop writes a value before it reads it),
 /// otherwise new. A short loop so allocates nothing after the first.
 pub fn take(d: Dtype, n: usize) -> Col {

@@ -96,6 +96,16 @@ fn parallel(elements: usize) -> bool {
     elements >= PARALLEL_MIN && pool::threads() > 1
 }
 
+/// Runs `f` in the pool where `big` (see [`parallel`]), otherwise on the
+/// calling thread: handing small work to the pool costs more than it takes.
+fn in_pool_if<R: Send>(big: bool, f: impl FnOnce() -> R + Send) -> R {
+    if big {
+        pool::install(f)
+    } else {
+        f()
+    }
+}
+
 /// A checked reduce or scan call.
 pub struct Plan {
     prog: Prog,
@@ -521,14 +531,7 @@ fn starts_of(v: &View, outer: &[usize], base: usize) -> Vec<usize> {
 fn per_output<T: Send>(out: &mut [T], width: usize, len: usize, f: impl Fn(usize, &mut [T]) + Sync) {
     let n = out.len() / width.max(1);
     if n <= 1 || n * len < PARALLEL_MIN {
-        let mut each = || out.chunks_mut(width.max(1)).enumerate().for_each(|(o, slot)| f(o, slot));
-        // Small work stays on the calling thread: handing it to the pool
-        // costs more than it takes.
-        if parallel(n * len) {
-            pool::install(each);
-        } else {
-            each();
-        }
+        in_pool_if(parallel(n * len), || out.chunks_mut(width.max(1)).enumerate().for_each(|(o, slot)| f(o, slot)));
         return;
     }
     let parts = (pool::threads() * 4).min(n);
@@ -575,11 +578,7 @@ fn reduce_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axes: &[usize], out_
         (Reduction::Monoid(m), Terms::Columns(g)) => {
             let out = first.slice_mut::<T>();
             let big = parallel(out.len() * axes.iter().map(|&a| p.shape[a]).product::<usize>());
-            if big {
-                pool::install(|| T::columns(m, g, out, big));
-            } else {
-                T::columns(m, g, out, big);
-            }
+            in_pool_if(big, || T::columns(m, g, out, big));
             Ok(vec![first])
         }
         (_, Terms::Columns(_)) => unreachable!("only Monoid reductions read columns"),
