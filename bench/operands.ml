@@ -108,8 +108,7 @@ let call name ~spec ~shape ~layout =
       let dsts = Iarray.of_list (outputs r dst (K.Shape.reduce shape ~axes)) in
       fun () -> f dsts
   | Cases.Mean ->
-      let every = Array.init (Array.length shape) Fun.id in
-      let sum = reduction src shape every (K.Monoid K.Sum) (load src 0) in
+      let sum = reduction src shape (Cases.every (Array.length shape)) (K.Monoid K.Sum) (load src 0) in
       let mean = dividing dst (Array.fold_left ( * ) 1 shape) in
       let result = Iarray.of_list [ output dst [||] ] in
       fun () ->
