@@ -158,6 +158,57 @@ fn several_reductions_programs_and_narrow_destinations() {
 }
 
 #[test]
+fn whole_reductions_into_one_element_destinations_of_any_dtype_and_offset() {
+    // A reduction to one value stores it without planning a map: its cast
+    // into each destination's dtype, at each destination's offset (0-d
+    // views into the middle of their buffers), the neighbours left alone.
+    let shape = [3usize, 700];
+    let mut b = Buf::new(4 * 2100);
+    let x = array(&mut b, &shape, &[700, 1], 0, value);
+    let values = f32s(&x);
+    let rs = vec![
+        (Reduction::Monoid(Monoidal::Max), 0),
+        (Reduction::Arg(Monoidal::Min), 0),
+        (Reduction::Monoid(Monoidal::Sum), 0),
+        (Reduction::Monoid(Monoidal::Sum), 0),
+    ];
+    let dtypes = [Dtype::Bfloat16, Dtype::Float32, Dtype::Int64, Dtype::Float64, Dtype::Int4];
+    let mut bufs: Vec<Buf> = dtypes.iter().map(|_| Buf::new(64)).collect();
+    for b in &mut bufs {
+        b.0.iter_mut().for_each(|w| *w = 0xA5A5_A5A5_A5A5_A5A5);
+    }
+    let at = |i: usize| 3 + i;
+    let dsts: Vec<View> = (bufs.iter_mut().zip(dtypes).enumerate())
+        .map(|(i, (b, d))| View::new(Layout { dtype: d, shape: vec![], strides: vec![], offset: at(i) }, b.memory()).unwrap())
+        .collect();
+    plan_reduce(load_prog(), shape.to_vec(), vec![0, 1], rs, dsts.clone(), vec![Load::Plain(x)]).unwrap().run().unwrap();
+    let got: Vec<f32> = dsts.iter().map(|v| f32s(v)[0]).collect();
+    let nw = crate::narrow::Narrow::Bfloat16;
+    assert_eq!(got[0], nw.round_from_f32(core::reduce(Max, &values[..], false)));
+    let (mn, pos) = core::arg(Min, &values[..], false).unwrap();
+    assert_eq!((got[1], got[2]), (mn, pos as f32));
+    let sum = core::reduce(Sum, &values[..], false);
+    assert_eq!(got[3], sum as f64 as f32);
+    // Into int4: truncated toward zero, saturated at -8 and 7.
+    assert_eq!(got[4], sum.trunc().clamp(-8.0, 7.0));
+    // Every byte but the element's is as it was.
+    for (i, (b, d)) in bufs.iter().zip(dtypes).enumerate() {
+        let bytes: Vec<u8> = b.0.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let bits = d.bits();
+        let (lo, hi) = (at(i) * bits / 8, (at(i) * bits + bits).div_ceil(8));
+        for (j, &byte) in bytes.iter().enumerate().filter(|&(j, _)| j < lo || j >= hi) {
+            assert_eq!(byte, 0xA5, "{} destination, byte {j}", d.name());
+        }
+        if bits == 4 {
+            // The other nibble of the element's byte (element i is the
+            // high nibble of byte i / 2 where i is odd).
+            let other = if at(i) % 2 == 1 { bytes[lo] & 15 } else { bytes[lo] >> 4 };
+            assert_eq!(other, if at(i) % 2 == 1 { 0x5 } else { 0xA }, "the int4 element's neighbour");
+        }
+    }
+}
+
+#[test]
 fn a_destination_identical_to_the_operand_reads_a_copy() {
     // Sum of each row of x written over x's first column.
     let mut b = Buf::new(4 * 40);
