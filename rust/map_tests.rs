@@ -223,6 +223,18 @@ fn arithmetic_and_comparisons_at_every_dtype() {
     }
 }
 
+/// A loop past the size from which it splits over threads, its operands
+/// in every layout (in place, through columns, a byte off alignment):
+/// under one and three threads, the reference's results.
+#[test]
+fn loops_split_over_threads_match_the_reference() {
+    let f = Dtype::Float32;
+    let shape = [300, 900];
+    assert!(shape.iter().product::<usize>() >= PARALLEL_MIN);
+    let nodes = vec![Node::Load(0), Node::Load(1), Node::Unary(Unary::Exp, 0), Node::Binary(Binary::Add, 2, 1)];
+    check(Prog::new(vec![f, f], nodes, vec![3]).unwrap(), &shape, 19);
+}
+
 /// Loops whose operands are strided along the innermost axis run their
 /// rows in blocks, partial ones too, and may take another axis as the
 /// innermost: the results are the reference's.
