@@ -472,6 +472,17 @@ struct Loop {
     /// Whether the loop streams its operands from memory (see [`streams`]),
     /// and so prefetches them.
     streams: bool,
+    /// The first operand the loop prefetches where it streams: the first
+    /// destination, or the first load where the program computes a
+    /// transcendental kind. Such a program takes longer over an element
+    /// than memory takes to bring it, the hardware's prefetchers keep up
+    /// with the destinations' writes, and prefetches of the lines about to
+    /// be overwritten only hold the fill buffers that the loads need: over
+    /// 10M elements on one thread, log in float64 ran a quarter faster
+    /// without them (19.3 against 14.7 ms), exp in float64 and float32 and
+    /// tanh, atan and erf in either 5-20% faster, where neg, sqrt and recip
+    /// ran 15-20% slower.
+    first_fetched: usize,
     /// Rows of a block (see [`Loop::blocked`]).
     block: usize,
 }
@@ -531,6 +542,7 @@ impl Loop {
             borrowed,
             tile: tile_len(&p.prog, &views, streams),
             streams,
+            first_fetched: if p.prog.computes_transcendental() { n_dsts } else { 0 },
             block: 1,
         }
         .blocked()
@@ -593,10 +605,11 @@ impl Loop {
     /// whose operands start at `base` and run `n` elements: the hardware
     /// prefetchers stop at page boundaries, about one tile, and so fall
     /// behind a loop that streams its operands tile by tile. Strided
-    /// operands are left to the blocks.
+    /// operands are left to the blocks; operands before
+    /// [`Loop::first_fetched`] to the hardware.
     fn prefetch(&self, base: &[isize], n: usize) {
         #[cfg(target_arch = "x86_64")]
-        for (o, &b) in self.ops.iter().zip(base) {
+        for (o, &b) in self.ops.iter().zip(base).skip(self.first_fetched) {
             use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             if o.strided() {
                 continue;

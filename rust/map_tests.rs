@@ -498,3 +498,23 @@ fn cache_sizes_read_as_linux_writes_them() {
     let c = cached_bytes();
     assert!((CACHED_BYTES.0..=CACHED_BYTES.1).contains(&c), "{c}");
 }
+
+#[test]
+fn loops_of_transcendental_kinds_leave_their_destinations_to_the_hardware_prefetchers() {
+    let f = Dtype::Float64;
+    let mut bufs: Vec<Buf> = (0..3).map(|_| Buf::zeros(8 * 16)).collect();
+    let first_fetched = |bufs: &mut [Buf], nodes: Vec<Node>| {
+        let prog = Prog::new(vec![f, f], nodes, vec![2]).unwrap();
+        let v: Vec<View> = bufs.iter_mut().map(|b| View::new(Layout::contiguous(f, &[16]), b.memory()).unwrap()).collect();
+        Loop::new(&plan(prog, v[..1].to_vec(), v[1..].to_vec()).unwrap()).first_fetched
+    };
+    let with = |k: Node| vec![Node::Load(0), Node::Load(1), k];
+    assert_eq!(first_fetched(&mut bufs, with(Node::Binary(Binary::Add, 0, 1))), 0);
+    assert_eq!(first_fetched(&mut bufs, with(Node::Binary(Binary::Pow, 0, 1))), 1);
+    assert_eq!(first_fetched(&mut bufs, with(Node::Unary(Unary::Sqrt, 0))), 0);
+    assert_eq!(first_fetched(&mut bufs, with(Node::Unary(Unary::Log, 1))), 1);
+    let transcendental: Vec<Unary> = Unary::ALL.into_iter().filter(|k| k.is_transcendental()).collect();
+    assert_eq!(transcendental.first(), Some(&Unary::Exp));
+    assert_eq!(transcendental.last(), Some(&Unary::Erf));
+    assert_eq!(transcendental.len(), 19);
+}

@@ -184,6 +184,16 @@ impl Unary {
         Unary::Erf,
         Unary::Rsqrt,
     ];
+
+    /// Whether the kind is a transcendental function (Exp through Erf):
+    /// tens of operations an element, where the others take a few.
+    pub fn is_transcendental(self) -> bool {
+        use Unary::*;
+        matches!(
+            self,
+            Exp | Exp2 | Expm1 | Log | Log2 | Log1p | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh | Erf
+        )
+    }
 }
 
 impl Binary {
@@ -214,6 +224,12 @@ impl Binary {
         Binary::Hypot,
         Binary::Mod,
     ];
+
+    /// Whether the kind is a transcendental function (Pow, Atan2), as
+    /// [`Unary::is_transcendental`].
+    pub fn is_transcendental(self) -> bool {
+        matches!(self, Binary::Pow | Binary::Atan2)
+    }
 
     /// Whether the kind compares and answers a bool.
     pub fn is_comparison(self) -> bool {
@@ -385,6 +401,15 @@ impl Prog {
     /// The dtype of output k.
     pub fn output_dtype(&self, k: usize) -> Dtype {
         self.dtypes[self.outputs[k]]
+    }
+
+    /// Whether a node computes a transcendental kind.
+    pub fn computes_transcendental(&self) -> bool {
+        self.nodes.iter().any(|n| match *n {
+            Node::Unary(k, _) => k.is_transcendental(),
+            Node::Binary(k, _, _) => k.is_transcendental(),
+            _ => false,
+        })
     }
 
     /// The greatest axis a Coord node reads, if any.
