@@ -27,8 +27,12 @@ use crate::pad::Pad;
 use crate::pool;
 use crate::prog::{Node, Prog};
 
-/// The most elements of a tile.
+/// The most elements of a tile, but for [`TILE_LONG`].
 pub const TILE: usize = 1024;
+
+/// Elements of a tile of a loop that streams its operands through a
+/// transcendental kind (see [`tiling`]).
+const TILE_LONG: usize = 8192;
 
 /// The fewest elements of a tile: below, the fixed cost of each node's
 /// pass over a tile outweighs what the tile saves.
@@ -92,22 +96,36 @@ fn streams(operands: &[&View], size: usize) -> bool {
     runs.saturating_mul(size) > cached_bytes()
 }
 
-/// The tile of a loop of `prog` over `operands` (destinations and loads):
-/// [`TILE`] elements where the loop does not stream them (see [`streams`]),
-/// otherwise the longest power of two from [`TILE_MIN`] to [`TILE`] whose
-/// columns and runs fit in [`TILE_BYTES`]. Every node's column counts, those
-/// read or written in place too: tiles so sized stream fastest either way
-/// (a + b in float32 ran a fifth faster on tiles of 256 to 512 elements than
-/// on 1024, exp in float64 a fifth faster on 256 than on 512).
-fn tile_len(prog: &Prog, operands: &[&View], streams: bool) -> usize {
-    if !streams {
-        return TILE;
+/// The tile of a loop of `prog` over `operands` (destinations and loads)
+/// of `size` elements, and whether the loop prefetches each tile's runs
+/// ([`Loop::prefetch`]):
+///
+/// - where the operands fit in the caches (see [`streams`]), [`TILE`]
+///   elements, fetched by the hardware;
+/// - where the program computes a transcendental kind and no operand is
+///   `strided` (see [`Operand::strided`]), [`TILE_LONG`] elements, not
+///   prefetched: the kinds' slice forms fetch their arguments a block
+///   ahead as they compute (`kinds::prefetch`), which streams them faster
+///   than a burst of prefetches at each tile's start (over 10M elements on
+///   one thread, exp in float32 ran 4.6 ms so against 3.3, in float64 11.9
+///   against 10.0, log and sin 5-15% faster);
+/// - otherwise the longest power of two from [`TILE_MIN`] to [`TILE`] whose
+///   columns and runs fit in [`TILE_BYTES`], prefetched. Every node's column
+///   counts, those read or written in place too: tiles so sized stream
+///   fastest either way (a + b in float32 ran a fifth faster on tiles of 256
+///   to 512 elements than on 1024).
+fn tiling(prog: &Prog, operands: &[&View], size: usize, strided: bool) -> (usize, bool) {
+    if !streams(operands, size) {
+        return (TILE, false);
+    }
+    if prog.computes_transcendental() && !strided {
+        return (TILE_LONG, false);
     }
     let columns: usize = prog.dtypes.iter().map(|&d| register_bytes(d)).sum();
     let runs: usize = operands.iter().map(|v| v.layout.dtype.bytes().max(1)).sum();
     let fit = TILE_BYTES / (columns + runs).max(1);
     let pow2 = if fit == 0 { 1 } else { 1 << fit.ilog2() };
-    pow2.clamp(TILE_MIN, TILE)
+    (pow2.clamp(TILE_MIN, TILE), true)
 }
 
 /// The most operands (loads and destinations) whose tables a loop keeps in
@@ -467,22 +485,10 @@ struct Loop {
     /// For each node of the program, whether it is a load whose runs its
     /// readers read in place (see [`read_in_place`]).
     borrowed: Vec<bool>,
-    /// Elements of a tile (see [`tile_len`]).
+    /// Elements of a tile (see [`tiling`]).
     tile: usize,
-    /// Whether the loop streams its operands from memory (see [`streams`]),
-    /// and so prefetches them.
-    streams: bool,
-    /// The first operand the loop prefetches where it streams: the first
-    /// destination, or the first load where the program computes a
-    /// transcendental kind. Such a program takes longer over an element
-    /// than memory takes to bring it, the hardware's prefetchers keep up
-    /// with the destinations' writes, and prefetches of the lines about to
-    /// be overwritten only hold the fill buffers that the loads need: over
-    /// 10M elements on one thread, log in float64 ran a quarter faster
-    /// without them (19.3 against 14.7 ms), exp in float64 and float32 and
-    /// tanh, atan and erf in either 5-20% faster, where neg, sqrt and recip
-    /// ran 15-20% slower.
-    first_fetched: usize,
+    /// Whether the loop prefetches each tile's runs (see [`tiling`]).
+    prefetches: bool,
     /// Rows of a block (see [`Loop::blocked`]).
     block: usize,
 }
@@ -529,7 +535,7 @@ impl Loop {
         let in_place: Vec<bool> = ops.iter().map(|o| o.in_place).collect();
         let direct = written_in_place(&p.prog, &in_place[..n_dsts]);
         let borrowed = read_in_place(&p.prog, &in_place[n_dsts..]);
-        let streams = streams(&views, p.shape.iter().product());
+        let (tile, prefetches) = tiling(&p.prog, &views, p.shape.iter().product(), ops.iter().any(Operand::strided));
         extents.truncate(r);
         steps.truncate(r * n);
         Loop {
@@ -540,9 +546,8 @@ impl Loop {
             n_dsts,
             direct,
             borrowed,
-            tile: tile_len(&p.prog, &views, streams),
-            streams,
-            first_fetched: if p.prog.computes_transcendental() { n_dsts } else { 0 },
+            tile,
+            prefetches,
             block: 1,
         }
         .blocked()
@@ -605,11 +610,10 @@ impl Loop {
     /// whose operands start at `base` and run `n` elements: the hardware
     /// prefetchers stop at page boundaries, about one tile, and so fall
     /// behind a loop that streams its operands tile by tile. Strided
-    /// operands are left to the blocks; operands before
-    /// [`Loop::first_fetched`] to the hardware.
+    /// operands are left to the blocks.
     fn prefetch(&self, base: &[isize], n: usize) {
         #[cfg(target_arch = "x86_64")]
-        for (o, &b) in self.ops.iter().zip(base).skip(self.first_fetched) {
+        for (o, &b) in self.ops.iter().zip(base) {
             use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             if o.strided() {
                 continue;
@@ -648,7 +652,7 @@ impl Loop {
         let mut ahead_index = index.clone();
         for item in lo..hi {
             let (j0, n) = self.locate(item, rows, tiles, index.as_mut_slice(), base.as_mut_slice());
-            if self.streams && item + AHEAD < hi {
+            if self.prefetches && item + AHEAD < hi {
                 let (_, m) = self.locate(item + AHEAD, rows, tiles, ahead_index.as_mut_slice(), ahead.as_mut_slice());
                 self.prefetch(ahead.as_slice(), m);
             }

@@ -427,42 +427,46 @@ fn a_broadcast_axis_the_pad_leaves_alone_is_held_at_one_element() {
     assert_eq!(view.layout.strides, vec![0, 1]);
 }
 
-/// A loop too large for the caches takes shorter tiles; its results are
-/// those of the same program run piece by piece over pieces that the caches
-/// hold, which take whole tiles.
+/// A loop too large for the caches takes other tiles (long ones through a
+/// transcendental kind, shorter ones otherwise); its results are those of
+/// the same program run piece by piece over pieces that the caches hold,
+/// which take whole tiles.
 #[test]
 fn results_do_not_depend_on_the_tile() {
     let (f32, f64) = (Dtype::Float32, Dtype::Float64);
-    let nodes = vec![
-        Node::Load(0),
-        Node::Load(1),
-        Node::Unary(Unary::Exp, 0),
-        Node::Cast(f64, 2),
-        Node::Binary(Binary::Mul, 3, 1),
-    ];
-    let prog = Prog::new(vec![f32, f64], nodes, vec![4]).unwrap();
     // Just past the bytes a loop reads from the caches: 20 an element.
     let n = cached_bytes() / 20 + (3 << 16);
     let mut seed = 7u64;
     let mut a = Buf::random(4 * n, &mut seed);
     let mut b = Buf::random(8 * n, &mut seed);
-    let (mut whole, mut pieces) = (Buf::zeros(8 * n), Buf::zeros(8 * n));
-    let at = |buf: &mut Buf, d: Dtype, offset: usize, len: usize| {
-        view(Layout { dtype: d, shape: vec![len], strides: vec![1], offset }, buf)
-    };
-    let whole_views = [at(&mut whole, f64, 0, n), at(&mut a, f32, 0, n), at(&mut b, f64, 0, n)];
-    let tile = |views: &[View]| Loop::new(&plan(prog.clone(), vec![views[0].clone()], views[1..].to_vec()).unwrap()).tile;
-    assert!(tile(&whole_views) < TILE);
     pool::set_threads(2).unwrap();
-    plan(prog.clone(), vec![whole_views[0].clone()], whole_views[1..].to_vec()).unwrap().run().unwrap();
-    let m = 5000;
-    for start in (0..n).step_by(m) {
-        let len = m.min(n - start);
-        let views = [at(&mut pieces, f64, start, len), at(&mut a, f32, start, len), at(&mut b, f64, start, len)];
-        assert_eq!(tile(&views), TILE);
-        plan(prog.clone(), vec![views[0].clone()], views[1..].to_vec()).unwrap().run().unwrap();
+    for kind in [Unary::Exp, Unary::Sqrt] {
+        let nodes = vec![
+            Node::Load(0),
+            Node::Load(1),
+            Node::Unary(kind, 0),
+            Node::Cast(f64, 2),
+            Node::Binary(Binary::Mul, 3, 1),
+        ];
+        let prog = Prog::new(vec![f32, f64], nodes, vec![4]).unwrap();
+        let (mut whole, mut pieces) = (Buf::zeros(8 * n), Buf::zeros(8 * n));
+        let at = |buf: &mut Buf, d: Dtype, offset: usize, len: usize| {
+            view(Layout { dtype: d, shape: vec![len], strides: vec![1], offset }, buf)
+        };
+        let whole_views = [at(&mut whole, f64, 0, n), at(&mut a, f32, 0, n), at(&mut b, f64, 0, n)];
+        let tile = |views: &[View]| Loop::new(&plan(prog.clone(), vec![views[0].clone()], views[1..].to_vec()).unwrap()).tile;
+        let streamed = tile(&whole_views);
+        assert!(if kind == Unary::Exp { streamed == TILE_LONG } else { streamed < TILE }, "{kind:?}: {streamed}");
+        plan(prog.clone(), vec![whole_views[0].clone()], whole_views[1..].to_vec()).unwrap().run().unwrap();
+        let m = 5000;
+        for start in (0..n).step_by(m) {
+            let len = m.min(n - start);
+            let views = [at(&mut pieces, f64, start, len), at(&mut a, f32, start, len), at(&mut b, f64, start, len)];
+            assert_eq!(tile(&views), TILE);
+            plan(prog.clone(), vec![views[0].clone()], views[1..].to_vec()).unwrap().run().unwrap();
+        }
+        assert!(whole.0 == pieces.0, "a whole loop of {kind:?} and its pieces differ");
     }
-    assert!(whole.0 == pieces.0, "a whole loop and its pieces differ");
 }
 
 #[test]
@@ -500,19 +504,44 @@ fn cache_sizes_read_as_linux_writes_them() {
 }
 
 #[test]
-fn loops_of_transcendental_kinds_leave_their_destinations_to_the_hardware_prefetchers() {
+fn streamed_loops_of_transcendental_kinds_take_long_tiles_their_kinds_fetch() {
     let f = Dtype::Float64;
-    let mut bufs: Vec<Buf> = (0..3).map(|_| Buf::zeros(8 * 16)).collect();
-    let first_fetched = |bufs: &mut [Buf], nodes: Vec<Node>| {
-        let prog = Prog::new(vec![f, f], nodes, vec![2]).unwrap();
-        let v: Vec<View> = bufs.iter_mut().map(|b| View::new(Layout::contiguous(f, &[16]), b.memory()).unwrap()).collect();
-        Loop::new(&plan(prog, v[..1].to_vec(), v[1..].to_vec()).unwrap()).first_fetched
-    };
+    // Past the bytes a loop reads from the caches, 16 an element.
+    let n = cached_bytes() / 16 + 64;
+    let mut bufs: Vec<Buf> = (0..3).map(|_| Buf::zeros(8 * n)).collect();
     let with = |k: Node| vec![Node::Load(0), Node::Load(1), k];
-    assert_eq!(first_fetched(&mut bufs, with(Node::Binary(Binary::Add, 0, 1))), 0);
-    assert_eq!(first_fetched(&mut bufs, with(Node::Binary(Binary::Pow, 0, 1))), 1);
-    assert_eq!(first_fetched(&mut bufs, with(Node::Unary(Unary::Sqrt, 0))), 0);
-    assert_eq!(first_fetched(&mut bufs, with(Node::Unary(Unary::Log, 1))), 1);
+    let tiling_of = |bufs: &mut [Buf], nodes: Vec<Node>, shape: &[usize], transposed: bool| {
+        let prog = Prog::new(vec![f, f], nodes, vec![2]).unwrap();
+        let v: Vec<View> = bufs
+            .iter_mut()
+            .enumerate()
+            .map(|(k, b)| {
+                let mut l = Layout::contiguous(f, shape);
+                if transposed && k == 1 {
+                    l.strides.reverse();
+                    l.shape.reverse();
+                }
+                View::new(l, b.memory()).unwrap()
+            })
+            .collect();
+        let lp = Loop::new(&plan(prog, v[..1].to_vec(), v[1..].to_vec()).unwrap());
+        (lp.tile, lp.prefetches)
+    };
+    let exp = with(Node::Unary(Unary::Exp, 0));
+    let pow = with(Node::Binary(Binary::Pow, 0, 1));
+    let add = with(Node::Binary(Binary::Add, 0, 1));
+    let sqrt = with(Node::Unary(Unary::Sqrt, 1));
+    assert_eq!(tiling_of(&mut bufs, exp.clone(), &[n], false), (TILE_LONG, false));
+    assert_eq!(tiling_of(&mut bufs, pow, &[n], false), (TILE_LONG, false));
+    // Fitted tiles, prefetched: 2 float64 columns and 3 runs of 8 bytes.
+    let fitted = (TILE_BYTES / 40).next_power_of_two() / 2;
+    assert_eq!(tiling_of(&mut bufs, add, &[n], false), (fitted, true));
+    assert_eq!(tiling_of(&mut bufs, sqrt, &[n], false), (fitted, true));
+    // A strided operand keeps the fitted tiles for its blocks.
+    let side = n.isqrt();
+    assert_eq!(tiling_of(&mut bufs, exp.clone(), &[side, side], true), (fitted, true));
+    // In the caches: whole tiles, fetched by the hardware.
+    assert_eq!(tiling_of(&mut bufs, exp, &[1000], false), (TILE, false));
     let transcendental: Vec<Unary> = Unary::ALL.into_iter().filter(|k| k.is_transcendental()).collect();
     assert_eq!(transcendental.first(), Some(&Unary::Exp));
     assert_eq!(transcendental.last(), Some(&Unary::Erf));
