@@ -30,7 +30,7 @@ use crate::prog::{Node, Prog};
 /// The most elements of a tile, but for [`TILE_LONG`].
 pub const TILE: usize = 1024;
 
-/// Elements of a tile of a loop that streams its operands through a
+/// Elements of a tile of a loop that streams its loads into a
 /// transcendental kind (see [`tiling`]).
 const TILE_LONG: usize = 8192;
 
@@ -102,13 +102,15 @@ fn streams(operands: &[&View], size: usize) -> bool {
 ///
 /// - where the operands fit in the caches (see [`streams`]), [`TILE`]
 ///   elements, fetched by the hardware;
-/// - where the program computes a transcendental kind and no operand is
-///   `strided` (see [`Operand::strided`]), [`TILE_LONG`] elements, not
-///   prefetched: the kinds' slice forms fetch their arguments a block
-///   ahead as they compute (`kinds::prefetch`), which streams them faster
-///   than a burst of prefetches at each tile's start (over 10M elements on
-///   one thread, exp in float32 ran 4.6 ms so against 3.3, in float64 11.9
-///   against 10.0, log and sin 5-15% faster);
+/// - where a transcendental kind reads a load (see
+///   [`Prog::loads_into_transcendental`]) and no operand is `strided` (see
+///   [`Operand::strided`]), [`TILE_LONG`] elements, not prefetched: the
+///   kinds' slice forms fetch their arguments a block ahead as they compute
+///   (`kinds::prefetch`), which streams them faster than a burst of
+///   prefetches at each tile's start (over 10M elements on one thread, exp
+///   in float32 ran 4.6 ms so against 3.3, in float64 11.9 against 10.0,
+///   log and sin 5-15% faster). Where loads reach the kind through other
+///   nodes, as in exp(a * b), nothing would fetch them: 3-6% slower;
 /// - otherwise the longest power of two from [`TILE_MIN`] to [`TILE`] whose
 ///   columns and runs fit in [`TILE_BYTES`], prefetched. Every node's column
 ///   counts, those read or written in place too: tiles so sized stream
@@ -118,7 +120,7 @@ fn tiling(prog: &Prog, operands: &[&View], size: usize, strided: bool) -> (usize
     if !streams(operands, size) {
         return (TILE, false);
     }
-    if prog.computes_transcendental() && !strided {
+    if prog.loads_into_transcendental() && !strided {
         return (TILE_LONG, false);
     }
     let columns: usize = prog.dtypes.iter().map(|&d| register_bytes(d)).sum();

@@ -511,7 +511,8 @@ fn streamed_loops_of_transcendental_kinds_take_long_tiles_their_kinds_fetch() {
     let mut bufs: Vec<Buf> = (0..3).map(|_| Buf::zeros(8 * n)).collect();
     let with = |k: Node| vec![Node::Load(0), Node::Load(1), k];
     let tiling_of = |bufs: &mut [Buf], nodes: Vec<Node>, shape: &[usize], transposed: bool| {
-        let prog = Prog::new(vec![f, f], nodes, vec![2]).unwrap();
+        let out = nodes.len() - 1;
+        let prog = Prog::new(vec![f, f], nodes, vec![out]).unwrap();
         let v: Vec<View> = bufs
             .iter_mut()
             .enumerate()
@@ -537,6 +538,10 @@ fn streamed_loops_of_transcendental_kinds_take_long_tiles_their_kinds_fetch() {
     let fitted = (TILE_BYTES / 40).next_power_of_two() / 2;
     assert_eq!(tiling_of(&mut bufs, add, &[n], false), (fitted, true));
     assert_eq!(tiling_of(&mut bufs, sqrt, &[n], false), (fitted, true));
+    // exp(a * b): the kind reads a column that nothing fetches ahead.
+    let mut exp_of_product = with(Node::Binary(Binary::Mul, 0, 1));
+    exp_of_product.push(Node::Unary(Unary::Exp, 2));
+    assert!(matches!(tiling_of(&mut bufs, exp_of_product, &[n], false), (t, true) if t <= TILE));
     // A strided operand keeps the fitted tiles for its blocks.
     let side = n.isqrt();
     assert_eq!(tiling_of(&mut bufs, exp.clone(), &[side, side], true), (fitted, true));

@@ -403,11 +403,12 @@ impl Prog {
         self.dtypes[self.outputs[k]]
     }
 
-    /// Whether a node computes a transcendental kind.
-    pub fn computes_transcendental(&self) -> bool {
+    /// Whether a transcendental kind takes a load's values as an argument.
+    pub fn loads_into_transcendental(&self) -> bool {
+        let load = |x: usize| matches!(self.nodes[x], Node::Load(_));
         self.nodes.iter().any(|n| match *n {
-            Node::Unary(k, _) => k.is_transcendental(),
-            Node::Binary(k, _, _) => k.is_transcendental(),
+            Node::Unary(k, x) => k.is_transcendental() && load(x),
+            Node::Binary(k, x, y) => k.is_transcendental() && (load(x) || load(y)),
             _ => false,
         })
     }
