@@ -48,13 +48,12 @@ let bytes_of_buffer b =
 (* The bits of a float for comparisons that see -0 and NaN payloads. *)
 let bits x = Int64.bits_of_float x
 
-let check_answer msg want got =
-  let show = function
-    | Done -> "Done"
-    | Declined m -> "Declined " ^ m
-    | Refused m -> "Refused " ^ m
-  in
-  Alcotest.(check string) msg (show want) (show got)
+let show_answer = function
+  | Done -> "Done"
+  | Declined m -> "Declined " ^ m
+  | Refused m -> "Refused " ^ m
+
+let check_answer msg want got = Alcotest.(check string) msg (show_answer want) (show_answer got)
 
 let is_refused_with ~needle = function
   | Refused m ->
