@@ -69,7 +69,7 @@ where
     };
     // The left part's positions come first, so it keeps ties.
     let combine = |a: (T, i64), b: (T, i64)| if P::better(b.0, a.0) { b } else { a };
-    Some(tree(0, n.div_ceil(span), parallel, &leaf, &combine))
+    Some(tree(0, n.div_ceil(span), LEAF_BLOCKS, parallel, &leaf, &combine))
 }
 
 /// An Arg scan of one slice, chunk by chunk: result `i` is the Arg of the

@@ -184,7 +184,7 @@ where
             }
             a
         };
-        out.copy_from_slice(&tree(0, n.div_ceil(BLOCK), parallel, &leaf, &combine));
+        out.copy_from_slice(&tree(0, n.div_ceil(BLOCK), 1, parallel, &leaf, &combine));
     };
     if parallel && n.saturating_mul(out.len()) > GRAIN * BLOCK {
         out.par_chunks_mut(width).enumerate().for_each(|(g, o)| group(g, o));

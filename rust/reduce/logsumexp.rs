@@ -33,7 +33,7 @@ pub fn logsumexp<F: Real, S: Terms<F> + ?Sized>(terms: &S, parallel: bool) -> F 
         })
     };
     // The blocks' tree of a Sum, whose combine is an addition.
-    let s = if n == 0 { F::ZERO } else { tree(0, n.div_ceil(BLOCK), parallel, &leaf, &|a: F, b: F| a + b) };
+    let s = if n == 0 { F::ZERO } else { tree(0, n.div_ceil(BLOCK), 1, parallel, &leaf, &|a: F, b: F| a + b) };
     c + s.ln()
 }
 

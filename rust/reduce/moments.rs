@@ -21,7 +21,7 @@ pub fn moments<F: Real, S: Terms<F> + ?Sized>(terms: &S, parallel: bool) -> (F, 
     }
     let leaf = |b: usize| terms.with(b * BLOCK, count.min((b + 1) * BLOCK), |xs| deviations(xs, c));
     let combine = |a: (F, F), b: (F, F)| (a.0 + b.0, a.1 + b.1);
-    let (s1, s2) = tree(0, count.div_ceil(BLOCK), parallel, &leaf, &combine);
+    let (s1, s2) = tree(0, count.div_ceil(BLOCK), 1, parallel, &leaf, &combine);
     let var = if s2 == F::INFINITY {
         s2
     } else {

@@ -7,9 +7,13 @@ use super::BLOCK;
 pub trait Terms<T>: Sync {
     /// The number of terms.
     fn count(&self) -> usize;
+    /// Whether the terms lie in memory, so that a run of any length costs
+    /// nothing to hand over.
+    const IN_MEMORY: bool = false;
     /// Calls `f` with terms `start..end` as one slice. The reductions ask
-    /// for at most [`BLOCK`] terms at a time, scans for at most
-    /// [`CHUNK`](super::CHUNK).
+    /// for at most [`BLOCK`] terms at a time (terms in memory:
+    /// [`Monoid::LEAF_BLOCKS`](super::Monoid::LEAF_BLOCKS) blocks), scans
+    /// for at most [`CHUNK`](super::CHUNK).
     fn with<R>(&self, start: usize, end: usize, f: impl FnOnce(&[T]) -> R) -> R;
     /// Hints that term `i` (if any) will be asked for soon: see
     /// [`Monoid::AHEAD`](super::Monoid::AHEAD).
@@ -18,6 +22,7 @@ pub trait Terms<T>: Sync {
 }
 
 impl<T: Sync> Terms<T> for [T] {
+    const IN_MEMORY: bool = true;
     #[inline]
     fn count(&self) -> usize {
         self.len()

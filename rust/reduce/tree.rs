@@ -17,11 +17,12 @@ pub(crate) fn split(count: usize) -> usize {
     1 << (usize::BITS - 1 - (count - 1).leading_zeros())
 }
 
-/// The blocks' tree over blocks `first..first + count` (`count >= 1`): `leaf`
-/// gives a block's result, `combine` joins a left part's and a right part's.
-/// Under `parallel`, parts of more than [`GRAIN`] blocks run their two sides
-/// by `rayon::join`; the association, hence the bits, stay the same.
-pub(crate) fn tree<R, L, C>(first: usize, count: usize, parallel: bool, leaf: &L, combine: &C) -> R
+/// The blocks' tree over leaves `first..first + count` (`count >= 1`) of
+/// `blocks` blocks each: `leaf` gives a leaf's result, `combine` joins a
+/// left part's and a right part's. Under `parallel`, parts of more than
+/// [`GRAIN`] blocks run their two sides by `rayon::join`; the association,
+/// hence the bits, stay the same.
+pub(crate) fn tree<R, L, C>(first: usize, count: usize, blocks: usize, parallel: bool, leaf: &L, combine: &C) -> R
 where
     R: Send,
     L: Fn(usize) -> R + Sync,
@@ -31,15 +32,15 @@ where
         return leaf(first);
     }
     let left = split(count);
-    let (a, b) = if parallel && count > GRAIN {
+    let (a, b) = if parallel && count * blocks > GRAIN {
         rayon::join(
-            || tree(first, left, parallel, leaf, combine),
-            || tree(first + left, count - left, parallel, leaf, combine),
+            || tree(first, left, blocks, parallel, leaf, combine),
+            || tree(first + left, count - left, blocks, parallel, leaf, combine),
         )
     } else {
         (
-            tree(first, left, parallel, leaf, combine),
-            tree(first + left, count - left, parallel, leaf, combine),
+            tree(first, left, blocks, parallel, leaf, combine),
+            tree(first + left, count - left, blocks, parallel, leaf, combine),
         )
     };
     combine(a, b)
@@ -69,12 +70,14 @@ where
     M: Monoid<T>,
     S: Terms<T> + ?Sized,
 {
+    let blocks = if S::IN_MEMORY { M::LEAF_BLOCKS } else { 1 };
+    let width = BLOCK * blocks;
     let leaf = |b: usize| {
-        let start = range.start + b * BLOCK;
+        let start = range.start + b * width;
         if M::AHEAD > 0 {
             terms.ahead(start + M::AHEAD * BLOCK);
         }
-        terms.with(start, range.end.min(start + BLOCK), M::block)
+        terms.with(start, range.end.min(start + width), M::block)
     };
-    tree(0, range.len().div_ceil(BLOCK), parallel, &leaf, &M::combine)
+    tree(0, range.len().div_ceil(width), blocks, parallel, &leaf, &M::combine)
 }
