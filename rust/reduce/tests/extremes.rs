@@ -4,7 +4,7 @@
 
 use super::data::{same, Bits, Rng};
 use super::reference::extreme;
-use crate::reduce::{arg, reduce, Max, Min, Ordered, Pick};
+use crate::reduce::{arg, reduce, Fill, Max, Min, Ordered, Pick};
 
 /// Arg from its definition: the first term no later one is better than.
 fn first_best<T: Ordered, P: Pick<T>>(terms: &[T]) -> Option<(T, i64)> {
@@ -17,14 +17,22 @@ fn first_best<T: Ordered, P: Pick<T>>(terms: &[T]) -> Option<(T, i64)> {
     best
 }
 
-fn check<T: Ordered + Bits + core::fmt::Debug>(x: &[T], what: &str) {
+/// Max and Min, of the terms in memory (leaves of several blocks) and
+/// handed over by a callback (a block a leaf), and Arg, each on one thread
+/// and split over three, against their definitions.
+fn check<T: Ordered + Bits + Default + core::fmt::Debug>(x: &[T], what: &str) {
     let lowest = reduce(Max, &[][..], false);
     let highest = reduce(Min, &[][..], false);
-    same(reduce(Max, x, false), extreme(x, true).unwrap_or(lowest), &format!("max {what}"));
-    same(reduce(Min, x, false), extreme(x, false).unwrap_or(highest), &format!("min {what}"));
+    let filled = Fill { count: x.len(), fill: |start: usize, out: &mut [T]| out.copy_from_slice(&x[start..start + out.len()]) };
     let key = |r: Option<(T, i64)>| r.map(|(v, i)| (v.bits(), i));
     for parallel in [false, true] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        for (max, min, terms) in pool.install(|| {
+            [(reduce(Max, x, parallel), reduce(Min, x, parallel), "in memory"), (reduce(Max, &filled, parallel), reduce(Min, &filled, parallel), "filled")]
+        }) {
+            same(max, extreme(x, true).unwrap_or(lowest), &format!("max {what}, {terms}, parallel {parallel}"));
+            same(min, extreme(x, false).unwrap_or(highest), &format!("min {what}, {terms}, parallel {parallel}"));
+        }
         let (a, b) = pool.install(|| (arg(Max, x, parallel), arg(Min, x, parallel)));
         assert_eq!(key(a), key(first_best::<T, Max>(x)), "argmax {what}");
         assert_eq!(key(b), key(first_best::<T, Min>(x)), "argmin {what}");
