@@ -264,7 +264,7 @@ pub fn take(d: Dtype, n: usize) -> Col {
 }
 
 /// Gives columns back for [`take`] to hand out again, keeping at most
-/// [`SPARES`] in all.
+/// `SPARES` in all.
 pub fn give_back(cols: Vec<Col>) {
     SPARE.with_borrow_mut(|spare| {
         let room = SPARES.saturating_sub(spare.len());

@@ -27,7 +27,7 @@ use crate::pad::Pad;
 use crate::pool;
 use crate::prog::{Node, Prog};
 
-/// The most elements of a tile, but for [`TILE_LONG`].
+/// The most elements of a tile, but for `TILE_LONG`.
 pub const TILE: usize = 1024;
 
 /// Elements of a tile of a loop that streams its loads into a
@@ -138,7 +138,7 @@ pub const MAX_OPERANDS: usize = 16;
 /// prefetches.
 const AHEAD: usize = 2;
 
-/// Rows of a block where an operand is strided (see [`Loop::blocked`]):
+/// Rows of a block where an operand is strided (see [`Loop::block`]):
 /// enough for a line of float32 written a column at a time to fill before
 /// it leaves the first-level cache.
 const BLOCK_ROWS: usize = 16;
@@ -427,7 +427,7 @@ struct Operand {
 impl Operand {
     /// Whether each element along the innermost axis lies on a cache line
     /// of its own: the hardware and [`Loop::prefetch`] cannot stream such an
-    /// operand, which [`Loop::blocked`] serves instead.
+    /// operand, which the loop's blocks serve instead ([`Loop::block`]).
     fn strided(&self) -> bool {
         self.inner.unsigned_abs() * self.dtype.bits() >= 8 * LINE
     }
@@ -491,7 +491,10 @@ struct Loop {
     tile: usize,
     /// Whether the loop prefetches each tile's runs (see [`tiling`]).
     prefetches: bool,
-    /// Rows of a block (see [`Loop::blocked`]).
+    /// Rows of a block: [`BLOCK_ROWS`] where an operand is strided and the
+    /// loop has rows, else 1. A block's rows take a tile's columns in turn,
+    /// so each line (and page) a strided operand brings in serves the rows
+    /// of the block before it leaves the caches.
     block: usize,
 }
 
@@ -537,7 +540,8 @@ impl Loop {
         let in_place: Vec<bool> = ops.iter().map(|o| o.in_place).collect();
         let direct = written_in_place(&p.prog, &in_place[..n_dsts]);
         let borrowed = read_in_place(&p.prog, &in_place[n_dsts..]);
-        let (tile, prefetches) = tiling(&p.prog, &views, p.shape.iter().product(), ops.iter().any(Operand::strided));
+        let strided = ops.iter().any(Operand::strided);
+        let (tile, prefetches) = tiling(&p.prog, &views, p.shape.iter().product(), strided);
         extents.truncate(r);
         steps.truncate(r * n);
         Loop {
@@ -550,20 +554,8 @@ impl Loop {
             borrowed,
             tile,
             prefetches,
-            block: 1,
+            block: if strided && r > 0 { BLOCK_ROWS } else { 1 },
         }
-        .blocked()
-    }
-
-    /// The loop with rows in blocks where an operand's innermost step
-    /// jumps a cache line an element: the block's rows take a tile's
-    /// columns in turn, so each line (and page) such an operand brings in
-    /// serves the rows of the block before it leaves the caches.
-    fn blocked(mut self) -> Loop {
-        if self.ops.iter().any(Operand::strided) && !self.outer.is_empty() {
-            self.block = BLOCK_ROWS;
-        }
-        self
     }
 
     fn run(&self, prog: &Prog) {

@@ -422,7 +422,7 @@ pub(crate) fn expm1_fast<T: ExpConsts>(x: T) -> T {
 }
 
 /// `exp_f64` of each element of `x` into `out`, of the same length: in
-/// AVX-512, blocks of ordinary arguments by [`exp64_fast_x8`], the others
+/// AVX-512, blocks of ordinary arguments by `exp64_fast_x8`, the others
 /// by [`exp_f64_slice_portable`], whose bits they are.
 pub fn exp_f64_slice(x: &[f64], out: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
@@ -439,7 +439,7 @@ pub fn exp_f64_slice(x: &[f64], out: &mut [f64]) {
 /// [`exp_f64_slice_portable`] of the whole block again.
 ///
 /// # Safety
-/// The CPU must have AVX-512 F.
+/// The CPU must have AVX-512 F, VL, DQ and BW.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw")]
 unsafe fn exp64_slice_avx512(x: &[f64], out: &mut [f64]) {
