@@ -436,7 +436,9 @@ pub fn exp_f64_slice(x: &[f64], out: &mut [f64]) {
 /// [`exp_f64_slice`] in AVX-512: over each block of [`super::BLOCK`]
 /// elements, [`exp64_fast_x8`] of every eight (the last few masked), and
 /// where an argument of the block is not ordinary ([`exp_ordinary`]),
-/// [`exp_f64_slice_portable`] of the whole block again.
+/// [`exp_f64_slice_portable`] of the whole block again. After a block of
+/// many such (a 32nd), as `map_split` does, the next goes to
+/// [`exp_f64_slice_portable`] at once, until one has few.
 ///
 /// # Safety
 /// The CPU must have AVX-512 F, VL, DQ and BW.
@@ -449,22 +451,32 @@ unsafe fn exp64_slice_avx512(x: &[f64], out: &mut [f64]) {
     let table: [__m512i; 4] =
         core::array::from_fn(|k| unsafe { _mm512_loadu_si512(EXP64_TABLE.as_ptr().add(8 * k).cast()) });
     let fast = _mm512_set1_pd(f64::EXP_FAST);
+    // Up to eight arguments, the mask of their lanes and that of those
+    // not ordinary.
+    let lanes = |xs: &[f64]| {
+        let m: __mmask8 = ((1u32 << xs.len()) - 1) as u8;
+        // SAFETY: the mask covers the chunk's lanes alone, within the
+        // slice; the other lanes are not read.
+        let v = unsafe { _mm512_maskz_loadu_pd(m, xs.as_ptr()) };
+        (v, m, m & !_mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(v), fast))
+    };
     let block = super::BLOCK;
+    let mut dense = false;
     for (b, (xb, ob)) in x.chunks(block).zip(out.chunks_mut(block)).enumerate() {
         super::prefetch(x, (b + super::AHEAD) * block);
-        let mut rare = false;
-        for (xs, os) in xb.chunks(8).zip(ob.chunks_mut(8)) {
-            let m: __mmask8 = ((1u32 << xs.len()) - 1) as u8;
-            // SAFETY: the mask covers the chunk's lanes alone, within both
-            // slices; the other lanes are neither read nor written.
-            let v = unsafe { _mm512_maskz_loadu_pd(m, xs.as_ptr()) };
-            let ordinary = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(v), fast);
-            rare |= ordinary & m != m;
-            // SAFETY: as the load.
-            unsafe { _mm512_mask_storeu_pd(os.as_mut_ptr(), m, exp64_fast_x8(v, &table)) };
+        let mut rare = dense;
+        if !dense {
+            for (xs, os) in xb.chunks(8).zip(ob.chunks_mut(8)) {
+                let (v, m, others) = lanes(xs);
+                rare |= others != 0;
+                // SAFETY: as the load.
+                unsafe { _mm512_mask_storeu_pd(os.as_mut_ptr(), m, exp64_fast_x8(v, &table)) };
+            }
         }
         if rare {
             exp_f64_slice_portable(xb, ob);
+            let others: u32 = xb.chunks(8).map(|xs| lanes(xs).2.count_ones()).sum();
+            dense = others as usize * 32 > xb.len();
         }
     }
 }
