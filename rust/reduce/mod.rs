@@ -95,6 +95,8 @@ mod monoid;
 pub(crate) mod network;
 mod real;
 mod scan;
+mod spans;
+mod flagged;
 mod terms;
 mod tree;
 

@@ -7,6 +7,8 @@
 use num_complex::Complex;
 
 use super::lanes;
+use super::flagged;
+use super::spans::{spans32, spans64, unsigned_min32, unsigned_min64, Spans};
 use crate::kinds::wide::widest;
 
 /// A reduction's step: how a lane starts from its first term and how two
@@ -116,6 +118,7 @@ pub trait Ordered: Copy + Send + Sync + 'static {
     fn min_of(terms: &[Self]) -> Self {
         terms[1..].iter().fold(terms[0], |a, &x| Self::min2(a, x))
     }
+
     /// The position of the first term of `terms` that is `e` in the order:
     /// a NaN where `e` is one, else a term neither above nor below it (of
     /// its bits); `None` where there is none.
@@ -145,52 +148,17 @@ fn flip64(b: i64) -> i64 {
     b ^ (((b >> 63) as u64) >> 1) as i64
 }
 
-/// Two integer reductions of a float run's bits, which the loop vectoriser
-/// takes (one instruction each per vector): the greatest as a signed
-/// integer and as an unsigned one. With the least as an unsigned integer
-/// (`unsigned_min`), which a run needs only where all its terms have one
-/// sign, they give both extremes (`float_extremes`). A pass of two rather
-/// than three per vector streams the run from memory faster: Max over 10M
-/// float32 out of the caches took 3.3 ms with three, about 3.0 with two.
-#[derive(Clone, Copy)]
-struct Spans<S, U> {
-    signed_max: S,
-    unsigned_max: U,
-}
-
-macro_rules! spans {
-    ($name:ident, $min:ident, $f:ty, $s:ty, $u:ty) => {
-        #[inline(always)]
-        fn $name(terms: &[$f]) -> Spans<$s, $u> {
-            let (mut sm, mut ux) = (<$s>::MIN, <$u>::MIN);
-            for x in terms {
-                let b = x.to_bits();
-                sm = sm.max(b as $s);
-                ux = ux.max(b);
-            }
-            Spans { signed_max: sm, unsigned_max: ux }
-        }
-        /// The least of the terms' bits as an unsigned integer.
-        #[inline(always)]
-        fn $min(terms: &[$f]) -> $u {
-            terms.iter().fold(<$u>::MAX, |m, x| m.min(x.to_bits()))
-        }
-    };
-}
-spans!(spans32, unsigned_min32, f32, i32, u32);
-spans!(spans64, unsigned_min64, f64, i64, u64);
-
-/// `max_of` and `min_of` of a float type from its [`Spans`].
+/// Max and Min of a float run from its spans (`super::spans`).
 macro_rules! float_extremes {
-    ($f:ty, $s:ty, $u:ty, $spans:ident, $umin:ident) => {
-        /// Max: a NaN where a positive NaN makes the signed greatest pass
-        /// +∞'s bits or a negative one the unsigned greatest pass -∞'s;
-        /// otherwise, where a term is not negative (+0 included), the signed
-        /// greatest, which orders those as the floats; otherwise, all
-        /// negative (-0 included), the least magnitude, the unsigned least.
+    ($max:ident, $min:ident, $f:ty, $s:ty, $u:ty, $umin:ident) => {
+        /// Max of `terms` from their spans `s`: a NaN where a positive NaN
+        /// makes the signed greatest pass +∞'s bits or a negative one the
+        /// unsigned greatest pass -∞'s; otherwise, where a term is not
+        /// negative (+0 included), the signed greatest, which orders those
+        /// as the floats; otherwise, all negative (-0 included), the least
+        /// magnitude, the unsigned least.
         #[inline(always)]
-        fn max_of(terms: &[$f]) -> $f {
-            let s = $spans(terms);
+        fn $max(terms: &[$f], s: Spans<$s, $u>) -> $f {
             let inf = <$f>::INFINITY.to_bits();
             if s.signed_max > inf as $s || s.unsigned_max > (-<$f>::INFINITY).to_bits() {
                 <$f>::NAN
@@ -204,8 +172,7 @@ macro_rules! float_extremes {
         /// term is negative (-0 included), the greatest magnitude among
         /// them, the unsigned greatest; otherwise the unsigned least.
         #[inline(always)]
-        fn min_of(terms: &[$f]) -> $f {
-            let s = $spans(terms);
+        fn $min(terms: &[$f], s: Spans<$s, $u>) -> $f {
             let inf = <$f>::INFINITY.to_bits();
             let sign = !(<$u>::MAX >> 1);
             if s.signed_max > inf as $s || s.unsigned_max > (-<$f>::INFINITY).to_bits() {
@@ -218,9 +185,11 @@ macro_rules! float_extremes {
         }
     };
 }
+float_extremes!(max32, min32, f32, i32, u32, unsigned_min32);
+float_extremes!(max64, min64, f64, i64, u64, unsigned_min64);
 
 macro_rules! float_monoids {
-    ($($f:ty, $i:ty, $u:ty, $flip:ident, $spans:ident, $umin:ident);*) => {$(
+    ($($f:ty, $i:ty, $flip:ident, $max:ident, $min:ident, $spans:ident);*) => {$(
         impl Monoid<$f> for Sum {
             #[inline(always)] fn empty() -> $f { 0.0 }
             #[inline(always)] fn start(x: $f) -> $f { 0.0 + x }
@@ -260,7 +229,24 @@ macro_rules! float_monoids {
                 let r = if $flip(b.to_bits() as $i) < $flip(a.to_bits() as $i) { b } else { a };
                 if a.is_nan() | b.is_nan() { a + b } else { r }
             }
-            float_extremes!($f, $i, $u, $spans, $umin);
+            // The CPU's own max and min where they serve (`flagged`), the
+            // exact spans for the rest of the terms or in their stead.
+            #[inline(always)]
+            fn max_of(terms: &[$f]) -> $f {
+                match flagged::$max(terms) {
+                    Some((m, done)) if done == terms.len() => m,
+                    Some((m, done)) => Self::max2(m, $max(&terms[done..], $spans(&terms[done..]))),
+                    None => $max(terms, $spans(terms)),
+                }
+            }
+            #[inline(always)]
+            fn min_of(terms: &[$f]) -> $f {
+                match flagged::$min(terms) {
+                    Some((m, done)) if done == terms.len() => m,
+                    Some((m, done)) => Self::min2(m, $min(&terms[done..], $spans(&terms[done..]))),
+                    None => $min(terms, $spans(terms)),
+                }
+            }
             #[inline(always)]
             fn position(terms: &[$f], e: $f) -> Option<usize> {
                 if e.is_nan() {
@@ -291,7 +277,7 @@ macro_rules! float_monoids {
         }
     )*};
 }
-float_monoids!(f32, i32, u32, flip32, spans32, unsigned_min32; f64, i64, u64, flip64, spans64, unsigned_min64);
+float_monoids!(f32, i32, flip32, max32, min32, spans32; f64, i64, flip64, max64, min64, spans64);
 
 macro_rules! int_monoids {
     ($($i:ty),*) => {$(

@@ -50,8 +50,11 @@ fn floats(r: &mut Rng, n: usize, pick: &[f64]) -> Vec<f64> {
 fn float_extremes_at_their_edges() {
     let mut r = Rng(31);
     let inf = f64::INFINITY;
-    let sets: [&[f64]; 6] = [
+    // Extremes that are zeros send the CPU's max and min to the spans.
+    let sets: [&[f64]; 8] = [
         &[-0.0, 0.0, 1.5, -1.5, 7.0, -7.0],
+        &[-0.0, 0.0, -1.0, -5.0],
+        &[0.0, -0.0, 1.0, 5.0],
         &[-0.0, -1.0, -2.0, -inf, -1e-310],
         &[0.0, 1.0, 2.0, inf, 1e-310],
         &[-0.0],
@@ -66,13 +69,26 @@ fn float_extremes_at_their_edges() {
             check(&x32, &format!("f32 {set:?} n={n}"));
             // NaNs of either sign, one, then another earlier.
             let neg_nan = f64::from_bits(f64::NAN.to_bits() | 1 << 63);
-            for (at, nan) in [(n - 1, f64::NAN), (n / 2, neg_nan), (n / 3, f64::NAN)] {
+            for (at, nan) in [(n - 1, f64::NAN), (n / 2, neg_nan), (n / 3, f64::NAN), (n - 1, neg_nan), (0, neg_nan)] {
                 let mut y = x.clone();
                 y[at] = nan;
                 let y32: Vec<f32> = y.iter().map(|&v| v as f32).collect();
                 check(&y, &format!("f64 {set:?} n={n} NaN at {at}"));
                 check(&y32, &format!("f32 {set:?} n={n} NaN at {at}"));
             }
+        }
+    }
+    // Zeros of both signs in one lane of the CPU's max and min, where the
+    // instruction keeps the later: -0 after +0 for Max, +0 after -0 for Min.
+    for n in [64, 256, 1000, 20_000] {
+        let mut x = vec![-0.0f64; n];
+        x[3] = 0.0;
+        let mut y = vec![0.0f64; n];
+        y[3] = -0.0;
+        for (v, what) in [(&x, "-0 but one +0"), (&y, "+0 but one -0")] {
+            check(&v[..], &format!("f64 {what} n={n}"));
+            let v32: Vec<f32> = v.iter().map(|&t| t as f32).collect();
+            check(&v32[..], &format!("f32 {what} n={n}"));
         }
     }
     // Ties across leaves: the extreme first in the second leaf and again later.
@@ -113,12 +129,15 @@ fn raw_extremes<T: Ordered>(x: &[T], raw: impl Fn(T) -> u64) -> [(u64, i64); 4] 
     ]
 }
 
-/// Runs of `pick`'s values at lengths around the vectors (16), the blocks
+/// Runs of `pick`'s values at lengths around the vectors (16), the CPU max
+/// and min's groups of four vectors (32 float64, 64 float32), the blocks
 /// (1024) and Arg's leaves (16 blocks), from a few starting offsets, with
 /// and without one NaN placed late: each run's results by `raw_extremes`.
 fn awkward_results<T: Ordered>(r: &mut Rng, pick: &[T], nan: T, raw: impl Fn(T) -> u64 + Copy) -> Vec<[(u64, i64); 4]> {
-    const AROUND: [usize; 21] =
-        [1, 2, 15, 16, 17, 31, 32, 33, 63, 65, 1008, 1023, 1024, 1025, 1040, 2047, 2048, 2049, 16383, 16385, 17 * 1024 + 15];
+    const AROUND: [usize; 24] = [
+        1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1008, 1023, 1024, 1025, 1040, 2047, 2048, 2049, 16383,
+        16385,
+    ];
     let mut out = Vec::new();
     for n in AROUND {
         let x: Vec<T> = (0..n + 3).map(|_| pick[(r.next() % pick.len() as u64) as usize]).collect();
@@ -177,4 +196,51 @@ fn both_compilations_of_the_extremes_give_the_same_bits() {
             assert_eq!(a, b, "run {k}: {} and {isa} differ", runs[0].0);
         }
     }
+}
+
+/// Max and Min where this thread's MXCSR treats subnormal inputs as zeros
+/// (DAZ), which would make the CPU's max and min tie subnormals, and where
+/// it traps on invalid operations, which a NaN in their pass would raise:
+/// both give the exact results by the spans (and no trap); and where the
+/// invalid-operation flag is already up. The control
+/// word is restored at once; between, the reductions compare bits and test
+/// for NaNs by unordered compares, which neither setting changes on these
+/// terms (quiet NaNs and subnormals, no arithmetic on the subnormals).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn extremes_whatever_the_mxcsr() {
+    fn with_mxcsr<R>(set: u32, clear: u32, f: impl FnOnce() -> R) -> R {
+        let mut saved = 0u32;
+        // SAFETY: stmxcsr writes the 4 bytes of `saved`.
+        unsafe { core::arch::asm!("stmxcsr dword ptr [{}]", in(reg) &mut saved as *mut u32, options(nostack)) };
+        let changed = (saved | set) & !clear;
+        // SAFETY: ldmxcsr reads a valid control word (the saved one with a
+        // control bit changed); see the test's documentation for the code
+        // run under it.
+        unsafe { core::arch::asm!("ldmxcsr dword ptr [{}]", in(reg) &changed as *const u32, options(nostack)) };
+        let r = f();
+        // SAFETY: as above, the word this thread had.
+        unsafe { core::arch::asm!("ldmxcsr dword ptr [{}]", in(reg) &saved as *const u32, options(nostack)) };
+        r
+    }
+    const DAZ: u32 = 1 << 6;
+    const IM: u32 = 1 << 7;
+    let tiny = f32::from_bits(5);
+    let mut x: Vec<f32> = (0..1000).map(|i| if i % 3 == 0 { -tiny } else { -f32::from_bits(9) }).collect();
+    x[700] = -f32::from_bits(2);
+    let (max, min) = with_mxcsr(DAZ, 0, || (reduce(Max, &x[..], false), reduce(Min, &x[..], false)));
+    same(max, -f32::from_bits(2), "max under DAZ");
+    same(min, -f32::from_bits(9), "min under DAZ");
+    let y: Vec<f64> = x.iter().map(|&v| -f64::from_bits((-v).to_bits() as u64)).collect();
+    let (max, min) = with_mxcsr(DAZ, 0, || (reduce(Max, &y[..], false), reduce(Min, &y[..], false)));
+    same(max, -f64::from_bits(2), "f64 max under DAZ");
+    same(min, -f64::from_bits(9), "f64 min under DAZ");
+    // The invalid-operation flag already raised does not pass for a NaN.
+    let (max, min) = with_mxcsr(1, 0, || (reduce(Max, &x[..], false), reduce(Min, &x[..], false)));
+    same(max, -f32::from_bits(2), "max with the invalid-operation flag up");
+    same(min, -f32::from_bits(9), "min with the invalid-operation flag up");
+    x[500] = f32::NAN;
+    let (max, min) = with_mxcsr(0, IM, || (reduce(Max, &x[..], false), reduce(Min, &x[..], false)));
+    same(max, f32::NAN, "max with invalid operations unmasked");
+    same(min, f32::NAN, "min with invalid operations unmasked");
 }
