@@ -339,13 +339,13 @@ impl ExpKind for f64 {
     }
 }
 
-/// [`ExpKind::exp_kind_fast`], a function for [`split_kind!`].
+/// [`ExpKind::exp_kind_fast`], a function for `split_kind!`.
 #[inline(always)]
 fn exp_kind_fast<T: ExpKind>(x: T) -> T {
     T::exp_kind_fast(x)
 }
 
-/// [`ExpKind::exp_kind`], a function for [`split_kind!`].
+/// [`ExpKind::exp_kind`], a function for `split_kind!`.
 #[inline(always)]
 fn exp_kind<T: ExpKind>(x: T) -> T {
     T::exp_kind(x)

@@ -25,7 +25,7 @@ const DAZ: u32 = 1 << 6;
 #[cfg(target_arch = "x86_64")]
 const IM: u32 = 1 << 7;
 
-/// Whether this thread's MXCSR lets [`flagged!`]'s passes run: invalid
+/// Whether this thread's MXCSR lets `flagged!`'s passes run: invalid
 /// operations masked, subnormal inputs kept.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
@@ -45,7 +45,7 @@ fn mxcsr_allows() -> bool {
 /// on two vectors and across one's lanes.
 macro_rules! flagged {
     ($name:ident, $f:ty, $op:literal, $start:expr, $set1:ident, $combine:ident, $reduce:ident) => {
-        /// See [`flagged!`] and the module's documentation.
+        /// See `flagged!` and the module's documentation.
         #[inline(always)]
         pub(super) fn $name(terms: &[$f]) -> Option<($f, usize)> {
             #[cfg(target_arch = "x86_64")]

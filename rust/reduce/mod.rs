@@ -28,7 +28,7 @@
 //!
 //! Max and Min use the order of [`Ordered`]: -0 below +0, a NaN where any
 //! term is one. Their bits do not depend on association (NaN payloads
-//! aside), so they are free to run in any order. Arg ([`arg`]) gives the
+//! aside), so they are free to run in any order. Arg ([`arg()`]) gives the
 //! first extreme and its position, the first NaN where there is one.
 //!
 //! # Scans (the odd/even network)
