@@ -188,6 +188,23 @@ macro_rules! float_extremes {
 float_extremes!(max32, min32, f32, i32, u32, unsigned_min32);
 float_extremes!(max64, min64, f64, i64, u64, unsigned_min64);
 
+/// The extreme of a float run: by the CPU's own max or min (`flagged`)
+/// over what that serves, by the exact spans (`exact`) over the rest of the
+/// terms or all of them, the two joined by `pick`.
+#[inline(always)]
+fn float_extreme<F: Copy>(
+    terms: &[F],
+    flagged: impl Fn(&[F]) -> Option<(F, usize)>,
+    exact: impl Fn(&[F]) -> F,
+    pick: impl Fn(F, F) -> F,
+) -> F {
+    match flagged(terms) {
+        Some((m, done)) if done == terms.len() => m,
+        Some((m, done)) => pick(m, exact(&terms[done..])),
+        None => exact(terms),
+    }
+}
+
 macro_rules! float_monoids {
     ($($f:ty, $i:ty, $flip:ident, $max:ident, $min:ident, $spans:ident);*) => {$(
         impl Monoid<$f> for Sum {
@@ -229,23 +246,13 @@ macro_rules! float_monoids {
                 let r = if $flip(b.to_bits() as $i) < $flip(a.to_bits() as $i) { b } else { a };
                 if a.is_nan() | b.is_nan() { a + b } else { r }
             }
-            // The CPU's own max and min where they serve (`flagged`), the
-            // exact spans for the rest of the terms or in their stead.
             #[inline(always)]
             fn max_of(terms: &[$f]) -> $f {
-                match flagged::$max(terms) {
-                    Some((m, done)) if done == terms.len() => m,
-                    Some((m, done)) => Self::max2(m, $max(&terms[done..], $spans(&terms[done..]))),
-                    None => $max(terms, $spans(terms)),
-                }
+                float_extreme(terms, flagged::$max, |t| $max(t, $spans(t)), Self::max2)
             }
             #[inline(always)]
             fn min_of(terms: &[$f]) -> $f {
-                match flagged::$min(terms) {
-                    Some((m, done)) if done == terms.len() => m,
-                    Some((m, done)) => Self::min2(m, $min(&terms[done..], $spans(&terms[done..]))),
-                    None => $min(terms, $spans(terms)),
-                }
+                float_extreme(terms, flagged::$min, |t| $min(t, $spans(t)), Self::min2)
             }
             #[inline(always)]
             fn position(terms: &[$f], e: $f) -> Option<usize> {
