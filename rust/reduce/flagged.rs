@@ -38,11 +38,39 @@ fn mxcsr_allows() -> bool {
     csr & (DAZ | IM) == IM
 }
 
+/// `asm!` of the template pieces `[...]` (each followed by a comma) with
+/// IE cleared before them, MXCSR stored at `$after` after them, then
+/// restored from `$saved`, where it was first stored: no control bit
+/// changes, and the flags are left as they were. `$saved` and `$after`
+/// point to a u32 each; the operands follow.
+#[cfg(target_arch = "x86_64")]
+macro_rules! ie_cleared_asm {
+    ($saved:expr, $after:expr, [$($body:tt)*], $($operands:tt)*) => {
+        core::arch::asm!(
+            "stmxcsr dword ptr [{saved}]",
+            "mov {t:e}, dword ptr [{saved}]",
+            "and {t:e}, {clear}",
+            "mov dword ptr [{after}], {t:e}",
+            "ldmxcsr dword ptr [{after}]",
+            $($body)*
+            "stmxcsr dword ptr [{after}]",
+            "ldmxcsr dword ptr [{saved}]",
+            saved = in(reg) $saved,
+            after = in(reg) $after,
+            clear = const !IE as i32,
+            t = out(reg) _,
+            $($operands)*
+            options(nostack),
+        )
+    };
+}
+
 /// Whether the CPU raises IE for `vmaxps` on a quiet NaN, and not without
 /// one, as the architecture says (an emulator might not): probed once, on
 /// the first call that reaches it, with an instruction of its own (a second
 /// caller of the passes kept LLVM from inlining them, a tenth slower over
-/// 100K); the passes are kept off where it does not.
+/// 100K); the passes are kept off where it does not. The caller has checked
+/// `mxcsr_allows`, so the probe's NaN raises the flag without a trap.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(super) fn raises_ie() -> bool {
@@ -57,26 +85,16 @@ pub(super) fn raises_ie() -> bool {
         let (ones, of_x) = ([1.0f32; 16], [x; 16]);
         let (mut saved, mut after) = (0u32, 0u32);
         // SAFETY: reads the two arrays of 64 bytes, writes the two u32 it is
-        // given and one vector register; MXCSR as in the passes.
+        // given and one vector register; MXCSR as `ie_cleared_asm!` says,
+        // invalid operations masked (see above).
         unsafe {
-            core::arch::asm!(
-                "stmxcsr dword ptr [{saved}]",
-                "mov {t:e}, dword ptr [{saved}]",
-                "and {t:e}, {clear}",
-                "mov dword ptr [{after}], {t:e}",
-                "ldmxcsr dword ptr [{after}]",
-                "vmovups {v}, zmmword ptr [{a}]",
-                "vmaxps {v}, {v}, zmmword ptr [{b}]",
-                "stmxcsr dword ptr [{after}]",
-                "ldmxcsr dword ptr [{saved}]",
-                saved = in(reg) &mut saved as *mut u32,
-                after = in(reg) &mut after as *mut u32,
-                clear = const !IE as i32,
-                t = out(reg) _,
+            ie_cleared_asm!(
+                &mut saved as *mut u32,
+                &mut after as *mut u32,
+                ["vmovups {v}, zmmword ptr [{a}]", "vmaxps {v}, {v}, zmmword ptr [{b}]",],
                 a = in(reg) ones.as_ptr(),
                 b = in(reg) of_x.as_ptr(),
                 v = out(zmm_reg) _,
-                options(nostack),
             );
         }
         after & IE != 0
@@ -146,33 +164,25 @@ macro_rules! flagged {
                 // that invalid operations are masked, so a NaN raises
                 // the flag without a trap.
                 unsafe {
-                    core::arch::asm!(
-                        "stmxcsr dword ptr [{saved}]",
-                        "mov {t:e}, dword ptr [{saved}]",
-                        "and {t:e}, {clear}",
-                        "mov dword ptr [{after}], {t:e}",
-                        "ldmxcsr dword ptr [{after}]",
-                        "2:",
-                        concat!($op, " {a0}, {a0}, zmmword ptr [{p}]"),
-                        concat!($op, " {a1}, {a1}, zmmword ptr [{p} + 64]"),
-                        concat!($op, " {a2}, {a2}, zmmword ptr [{p} + 128]"),
-                        concat!($op, " {a3}, {a3}, zmmword ptr [{p} + 192]"),
-                        "add {p}, 256",
-                        "dec {n}",
-                        "jnz 2b",
-                        "stmxcsr dword ptr [{after}]",
-                        "ldmxcsr dword ptr [{saved}]",
-                        saved = in(reg) &mut saved as *mut u32,
-                        after = in(reg) &mut after as *mut u32,
-                        clear = const !IE as i32,
-                        t = out(reg) _,
+                    ie_cleared_asm!(
+                        &mut saved as *mut u32,
+                        &mut after as *mut u32,
+                        [
+                            "2:",
+                            concat!($op, " {a0}, {a0}, zmmword ptr [{p}]"),
+                            concat!($op, " {a1}, {a1}, zmmword ptr [{p} + 64]"),
+                            concat!($op, " {a2}, {a2}, zmmword ptr [{p} + 128]"),
+                            concat!($op, " {a3}, {a3}, zmmword ptr [{p} + 192]"),
+                            "add {p}, 256",
+                            "dec {n}",
+                            "jnz 2b",
+                        ],
                         p = inout(reg) terms.as_ptr() => _,
                         n = inout(reg) groups => _,
                         a0 = inout(zmm_reg) acc[0],
                         a1 = inout(zmm_reg) acc[1],
                         a2 = inout(zmm_reg) acc[2],
                         a3 = inout(zmm_reg) acc[3],
-                        options(nostack),
                     );
                 }
             }
