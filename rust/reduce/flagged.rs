@@ -1,6 +1,7 @@
-//! Max and Min of a float run by the CPU's own max and min on AVX-512, one
-//! instruction a vector, the NaNs seen by the invalid-operation flag that
-//! those instructions raise.
+//! Max and Min of a float run by the CPU's own max and min (AVX-512's
+//! vectors where the CPU has them, else AVX2's), one instruction a vector,
+//! the NaNs seen by the invalid-operation flag that those instructions
+//! raise.
 //!
 //! `vmaxps` and its kin give the greater of two numbers, the bits of one of
 //! them, but pass a NaN over and, between +0 and -0, give their second
@@ -80,30 +81,30 @@ pub(super) fn raises_ie() -> bool {
     /// IE after `vmaxps` of a vector of ones with a vector of `x`, from
     /// IE clear.
     #[cold]
-    #[target_feature(enable = "avx512f")]
+    #[target_feature(enable = "avx2")]
     unsafe fn flag_after(x: f32) -> bool {
-        let (ones, of_x) = ([1.0f32; 16], [x; 16]);
+        let (ones, of_x) = ([1.0f32; 8], [x; 8]);
         let (mut saved, mut after) = (0u32, 0u32);
-        // SAFETY: reads the two arrays of 64 bytes, writes the two u32 it is
+        // SAFETY: reads the two arrays of 32 bytes, writes the two u32 it is
         // given and one vector register; MXCSR as `ie_cleared_asm!` says,
         // invalid operations masked (see above).
         unsafe {
             ie_cleared_asm!(
                 &mut saved as *mut u32,
                 &mut after as *mut u32,
-                ["vmovups {v}, zmmword ptr [{a}]", "vmaxps {v}, {v}, zmmword ptr [{b}]",],
+                ["vmovups {v}, ymmword ptr [{a}]", "vmaxps {v}, {v}, ymmword ptr [{b}]",],
                 a = in(reg) ones.as_ptr(),
                 b = in(reg) of_x.as_ptr(),
-                v = out(zmm_reg) _,
+                v = out(ymm_reg) _,
             );
         }
         after & IE != 0
     }
     match PROBED.load(Relaxed) {
         0 => {
-            // SAFETY: `avx512()` detected AVX-512 F, all that `flag_after`
-            // enables.
-            let passed = crate::kinds::wide::avx512() && unsafe { !flag_after(2.0) && flag_after(f32::NAN) };
+            // SAFETY: AVX2, all that `flag_after` enables, is in the
+            // crate's baseline, which the library checks the host for.
+            let passed = unsafe { !flag_after(2.0) && flag_after(f32::NAN) };
             PROBED.store(if passed { 1 } else { 2 }, Relaxed);
             passed
         }
@@ -111,31 +112,102 @@ pub(super) fn raises_ie() -> bool {
     }
 }
 
+/// Declares `unsafe fn $name(terms: &[$f]) -> ($f, bool)`, a pass with
+/// the `$feature` instruction set's vectors of `$bytes` bytes (register
+/// class `$class`, operand size `$word`): the extreme by the instruction
+/// `$op`, from `$start` (`$set1`), of the whole groups of four vectors of
+/// `terms`, the four accumulators joined by `$combine` and their lanes by
+/// `$finish`, and whether IE rose meanwhile, which is whether one of those
+/// terms is a NaN.
+macro_rules! pass {
+    ($(#[$doc:meta])* $name:ident, $f:ty, $op:literal, $start:expr, $feature:literal, $class:ident, $word:literal,
+     $bytes:literal, $set1:ident, $combine:ident, $finish:expr) => {
+        $(#[$doc])*
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $feature)]
+        unsafe fn $name(terms: &[$f]) -> ($f, bool) {
+            use core::arch::x86_64::{$combine, $set1};
+            let groups = terms.len() / (4 * $bytes / core::mem::size_of::<$f>());
+            let mut acc = [$set1($start); 4];
+            let (mut saved, mut after) = (0u32, 0u32);
+            if groups > 0 {
+                // SAFETY: the loop reads `groups` groups of four vectors
+                // from the start of `terms`, which holds that many; it
+                // writes the two u32 it is given and the four vectors.
+                // MXCSR as `ie_cleared_asm!` says; `mxcsr_allows` has
+                // checked that invalid operations are masked, so a NaN
+                // raises the flag without a trap.
+                unsafe {
+                    ie_cleared_asm!(
+                        &mut saved as *mut u32,
+                        &mut after as *mut u32,
+                        [
+                            "2:",
+                            concat!($op, " {a0}, {a0}, ", $word, " ptr [{p}]"),
+                            concat!($op, " {a1}, {a1}, ", $word, " ptr [{p} + {b1}]"),
+                            concat!($op, " {a2}, {a2}, ", $word, " ptr [{p} + {b2}]"),
+                            concat!($op, " {a3}, {a3}, ", $word, " ptr [{p} + {b3}]"),
+                            "add {p}, {b4}",
+                            "dec {n}",
+                            "jnz 2b",
+                        ],
+                        b1 = const $bytes,
+                        b2 = const 2 * $bytes,
+                        b3 = const 3 * $bytes,
+                        b4 = const 4 * $bytes,
+                        p = inout(reg) terms.as_ptr() => _,
+                        n = inout(reg) groups => _,
+                        a0 = inout($class) acc[0],
+                        a1 = inout($class) acc[1],
+                        a2 = inout($class) acc[2],
+                        a3 = inout($class) acc[3],
+                    );
+                }
+            }
+            let v = $combine($combine(acc[0], acc[1]), $combine(acc[2], acc[3]));
+            let finish = $finish;
+            (finish(v), after & IE != 0)
+        }
+    };
+}
+
 /// Declares `$name(terms) -> Option<($f, usize)>`: the extreme of the
 /// first `done` terms, taken by the vector instruction `$op` from `$start`
-/// over whole groups of four vectors and exact, which is the extreme of all
-/// where it is a NaN (then `done` is all of them); `None` where the CPU
-/// lacks AVX-512 or fails [`raises_ie`], MXCSR forbids the pass, the terms
-/// fill no group, or the groups' extreme is a zero. `$combine` and `$reduce` are the instruction
-/// on two vectors and across one's lanes.
+/// over whole groups of four vectors (AVX-512's where the CPU has them,
+/// else AVX2's) and exact, which is the extreme of all where it is a NaN
+/// (then `done` is all of them); `None` where the CPU fails [`raises_ie`],
+/// MXCSR forbids the pass, the terms fill no group, or the groups' extreme
+/// is a zero. `$wide` and `$narrow` are the two passes; `$set1`, `$combine`
+/// and `$reduce` AVX-512's broadcast, the instruction on two vectors and
+/// across one's lanes, `$set1_256` and `$combine_256` AVX2's; `$beats` the
+/// comparison that picks the extreme of two lanes.
 macro_rules! flagged {
-    ($name:ident, $pass:ident, $f:ty, $op:literal, $start:expr, $set1:ident, $combine:ident, $reduce:ident) => {
+    ($name:ident, $wide:ident, $narrow:ident, $f:ty, $op:literal, $start:expr, $beats:tt,
+     $set1:ident, $combine:ident, $reduce:ident, $set1_256:ident, $combine_256:ident) => {
         /// See `flagged!` and the module's documentation.
         #[inline(always)]
         pub(super) fn $name(terms: &[$f]) -> Option<($f, usize)> {
             #[cfg(target_arch = "x86_64")]
             {
-                const GROUP: usize = 256 / core::mem::size_of::<$f>();
-                if terms.len() >= GROUP && crate::kinds::wide::avx512() && mxcsr_allows() && raises_ie() {
-                    // SAFETY: `avx512()` detected AVX-512 F, all that
-                    // `$pass` enables, on the CPU that runs it.
-                    let (extreme, nan) = unsafe { $pass(terms) };
+                let wide = crate::kinds::wide::avx512();
+                let group = if wide { 256 } else { 128 } / core::mem::size_of::<$f>();
+                if terms.len() >= group && mxcsr_allows() && raises_ie() {
+                    let (extreme, nan) = if wide {
+                        // SAFETY: `avx512()` detected AVX-512 F, all that
+                        // `$wide` enables, on the CPU that runs it.
+                        unsafe { $wide(terms) }
+                    } else {
+                        // SAFETY: AVX2 is in the crate's baseline, which
+                        // the library checks the host for before any call.
+                        unsafe { $narrow(terms) }
+                    };
                     return if nan {
                         Some((<$f>::NAN, terms.len()))
                     } else if extreme == 0.0 {
                         None
                     } else {
-                        Some((extreme, terms.len() / GROUP * GROUP))
+                        // `group` is a power of two.
+                        Some((extreme, terms.len() & !(group - 1)))
                     };
                 }
             }
@@ -143,60 +215,37 @@ macro_rules! flagged {
             None
         }
 
-        /// The extreme of the whole groups of four vectors of `terms` by
-        /// `$op` (`$start` where there is none) and whether IE rose
-        /// meanwhile, which is whether one of their terms is a NaN.
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx512f")]
-        unsafe fn $pass(terms: &[$f]) -> ($f, bool) {
-            const GROUP: usize = 256 / core::mem::size_of::<$f>();
-            use core::arch::x86_64::{$combine, $reduce, $set1};
-            let groups = terms.len() / GROUP;
-            let mut acc = [$set1($start); 4];
-            let (mut saved, mut after) = (0u32, 0u32);
-            if groups > 0 {
-                // SAFETY: the loop reads `groups` groups of 256
-                // bytes from the start of `terms`, which holds that
-                // many; it writes the two u32 it is given and the
-                // four vectors. It clears IE, then restores MXCSR as
-                // it found it: no control bit changes, and the flags
-                // are left as they were. `mxcsr_allows` has checked
-                // that invalid operations are masked, so a NaN raises
-                // the flag without a trap.
-                unsafe {
-                    ie_cleared_asm!(
-                        &mut saved as *mut u32,
-                        &mut after as *mut u32,
-                        [
-                            "2:",
-                            concat!($op, " {a0}, {a0}, zmmword ptr [{p}]"),
-                            concat!($op, " {a1}, {a1}, zmmword ptr [{p} + 64]"),
-                            concat!($op, " {a2}, {a2}, zmmword ptr [{p} + 128]"),
-                            concat!($op, " {a3}, {a3}, zmmword ptr [{p} + 192]"),
-                            "add {p}, 256",
-                            "dec {n}",
-                            "jnz 2b",
-                        ],
-                        p = inout(reg) terms.as_ptr() => _,
-                        n = inout(reg) groups => _,
-                        a0 = inout(zmm_reg) acc[0],
-                        a1 = inout(zmm_reg) acc[1],
-                        a2 = inout(zmm_reg) acc[2],
-                        a3 = inout(zmm_reg) acc[3],
-                    );
-                }
-            }
+        pass!(
+            /// The extreme of the whole groups of four AVX-512 vectors of
+            /// `terms` by `$op` (`$start` where there is none) and whether
+            /// IE rose meanwhile, which is whether one of their terms is a
+            /// NaN.
+            $wide, $f, $op, $start, "avx512f", zmm_reg, "zmmword", 64, $set1, $combine,
             // No lane holds a NaN where IE stayed clear, so the
-            // instruction's reduction of the lanes is exact unless
-            // the extreme is a zero, whose sign it may get wrong
-            // (the caller then takes the spans).
-            let v = $combine($combine(acc[0], acc[1]), $combine(acc[2], acc[3]));
-            ($reduce(v), after & IE != 0)
-        }
+            // instruction's reduction of the lanes is exact unless the
+            // extreme is a zero, whose sign it may get wrong (the caller
+            // then takes the spans).
+            |v| core::arch::x86_64::$reduce(v)
+        );
+        pass!(
+            /// `$wide` on AVX2's vectors of 32 bytes, groups of 128.
+            $narrow, $f, $op, $start, "avx2", ymm_reg, "ymmword", 32, $set1_256, $combine_256,
+            |v| {
+                // SAFETY: a vector of 32 bytes is 32 bytes of `$f`, any
+                // bits of which are a value.
+                let lanes: [$f; 32 / core::mem::size_of::<$f>()] = unsafe { core::mem::transmute(v) };
+                // As in `$wide`: exact unless a zero.
+                lanes.iter().fold($start, |m, &x| if x $beats m { x } else { m })
+            }
+        );
     };
 }
 
-flagged!(max32, max32_pass, f32, "vmaxps", f32::NEG_INFINITY, _mm512_set1_ps, _mm512_max_ps, _mm512_reduce_max_ps);
-flagged!(min32, min32_pass, f32, "vminps", f32::INFINITY, _mm512_set1_ps, _mm512_min_ps, _mm512_reduce_min_ps);
-flagged!(max64, max64_pass, f64, "vmaxpd", f64::NEG_INFINITY, _mm512_set1_pd, _mm512_max_pd, _mm512_reduce_max_pd);
-flagged!(min64, min64_pass, f64, "vminpd", f64::INFINITY, _mm512_set1_pd, _mm512_min_pd, _mm512_reduce_min_pd);
+flagged!(max32, max32_wide, max32_narrow, f32, "vmaxps", f32::NEG_INFINITY, >,
+    _mm512_set1_ps, _mm512_max_ps, _mm512_reduce_max_ps, _mm256_set1_ps, _mm256_max_ps);
+flagged!(min32, min32_wide, min32_narrow, f32, "vminps", f32::INFINITY, <,
+    _mm512_set1_ps, _mm512_min_ps, _mm512_reduce_min_ps, _mm256_set1_ps, _mm256_min_ps);
+flagged!(max64, max64_wide, max64_narrow, f64, "vmaxpd", f64::NEG_INFINITY, >,
+    _mm512_set1_pd, _mm512_max_pd, _mm512_reduce_max_pd, _mm256_set1_pd, _mm256_max_pd);
+flagged!(min64, min64_wide, min64_narrow, f64, "vminpd", f64::INFINITY, <,
+    _mm512_set1_pd, _mm512_min_pd, _mm512_reduce_min_pd, _mm256_set1_pd, _mm256_min_pd);
