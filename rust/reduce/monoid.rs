@@ -118,7 +118,6 @@ pub trait Ordered: Copy + Send + Sync + 'static {
     fn min_of(terms: &[Self]) -> Self {
         terms[1..].iter().fold(terms[0], |a, &x| Self::min2(a, x))
     }
-
     /// The position of the first term of `terms` that is `e` in the order:
     /// a NaN where `e` is one, else a term neither above nor below it (of
     /// its bits); `None` where there is none.

@@ -207,10 +207,10 @@ fn both_compilations_of_the_extremes_give_the_same_bits() {
 /// (DAZ), which would make the CPU's max and min tie subnormals, and where
 /// it traps on invalid operations, which a NaN in their pass would raise:
 /// both give the exact results by the spans (and no trap); and where the
-/// invalid-operation flag is already up. The control
-/// word is restored at once; between, the reductions compare bits and test
-/// for NaNs by unordered compares, which neither setting changes on these
-/// terms (quiet NaNs and subnormals, no arithmetic on the subnormals).
+/// invalid-operation flag is already up. The control word is restored at
+/// once; between, the reductions compare bits and test for NaNs by
+/// unordered compares, which neither setting changes on these terms (quiet
+/// NaNs and subnormals, no arithmetic on the subnormals).
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn extremes_whatever_the_mxcsr() {
