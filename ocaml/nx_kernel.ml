@@ -1,4 +1,13 @@
 type ('v, 's) a = ('v, 's) Nx_array.t
+type index = (int64, Bigarray.int64_elt) a
+
+let same_precision (Nx_array.Dtype.Any r) (Nx_array.Dtype.Any c) =
+  match r, c with
+  | (Float32 | Complex64), (Float32 | Complex64) | (Float64 | Complex128), (Float64 | Complex128) -> true
+  | _ -> false
+
+let full_precision (Nx_array.Dtype.Any d) =
+  match d with Float32 | Float64 | Complex64 | Complex128 -> true | _ -> false
 
 module Prog = struct
   type unary =

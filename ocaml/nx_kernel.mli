@@ -20,6 +20,19 @@
 type ('v, 's) a = ('v, 's) Nx_array.t
 (** The arrays kernels take. *)
 
+type index = (int64, Bigarray.int64_elt) a
+(** Positions, ends and ids: an int64 array, as gathers, scatters, sorts,
+    numberings, segmented contractions and pivots read and write them. *)
+
+val same_precision : Nx_array.Dtype.any -> Nx_array.Dtype.any -> bool
+(** Whether two dtypes are of one precision, real or complex: float32 and
+    complex64, or float64 and complex128, in any pairing. The transforms
+    and the matrix routines take a real and a complex operand so. *)
+
+val full_precision : Nx_array.Dtype.any -> bool
+(** Whether a dtype is float32, float64, complex64 or complex128: the
+    dtypes the matrix routines compute in. *)
+
 (** Programs: typed DAGs of nodes evaluated at every index of a loop. *)
 module Prog : sig
   (** One-operand kinds. Integers wrap and never trap. *)

@@ -6,29 +6,20 @@
 //! On x86-64 the crate is compiled for the contract's baseline (AVX2, FMA,
 //! F16C, BMI2, SSE4.2, POPCNT; `.cargo/config.toml`): a host without them
 //! must not call it, which the OCaml library checks before any Rust runs.
+//!
+//! The crate is laid out a folder per family, each depending only on the
+//! ones above it in this list:
+//!
+//! - [`core`]: dtypes, narrow floats, layouts, the door, answers, the pool;
+//! - [`kinds`]: the math of each elementwise kind, one function a kind;
+//! - [`reduce`]: the lane-order core of reductions and scans;
+//! - [`loops`]: programs, columns, casts, memory I/O, pads, and the `map`,
+//!   `reduce` and `scan` loops over them;
+//! - [`ffi`]: the OCaml boundary, a file per family over one shared
+//!   decoding of views and answers.
 
-pub mod dtype;
+pub mod core;
 pub mod kinds;
-pub mod narrow;
 pub mod reduce;
-pub mod reduction;
-pub mod wire;
-pub mod arith;
-pub mod call;
-pub mod column;
-pub mod layout;
-pub mod ops;
-pub mod prog;
-pub mod cast;
-pub mod memio;
-pub mod answer;
-pub mod door;
-pub mod map;
-pub mod pad;
-pub mod pool;
-#[cfg(feature = "ocaml")]
+pub mod loops;
 pub mod ffi;
-#[cfg(test)]
-mod cpu_clock;
-#[cfg(test)]
-mod test_rng;

@@ -6,7 +6,7 @@
 //! machine disturb less than the wall clock does.
 
 use super::*;
-use crate::cpu_clock::thread_cpu_s;
+use crate::core::cpu_clock::thread_cpu_s;
 
 const N: usize = 10_000_000;
 

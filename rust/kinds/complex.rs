@@ -42,7 +42,7 @@ use super::exp::reduce_exp;
 use super::log::{log_parts, LogConsts};
 use super::real::{clamp, fast_two_sum, two_sum, Real};
 use super::{atan2_f64, cos_f64, exp_f64, hypot_f32, hypot_f64, log_f64, pow_f64, sin_f64};
-use crate::column::{C32, C64};
+use crate::loops::column::{C32, C64};
 
 const INF: f64 = f64::INFINITY;
 

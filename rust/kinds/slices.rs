@@ -106,7 +106,7 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        crate::test_rng::xorshift(&mut self.0)
+        crate::core::test_rng::xorshift(&mut self.0)
     }
 
     /// Uniform in [0, 1).

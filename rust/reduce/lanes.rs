@@ -1,12 +1,21 @@
 //! One block's lane order: 16 lanes by number modulo 16, each starting from
 //! its first term, then the lanes' tree (i + 8, i + 4, i + 2, 1).
 
-use super::monoid::Monoid;
 use super::LANES;
+
+/// What the lanes do with terms: how a lane starts from its first term and
+/// how two partial results combine, `combine(a, b)` taking `a` as the
+/// earlier terms'. Every [`Monoid`](super::monoid::Monoid) is one.
+pub(crate) trait Lane<T> {
+    /// A lane's value after its first term.
+    fn start(x: T) -> T;
+    /// The partial result of `a`'s terms then `b`'s.
+    fn combine(a: T, b: T) -> T;
+}
 
 /// The lane-order result of one block of 1 to [`BLOCK`](super::BLOCK) terms.
 #[inline]
-pub(crate) fn block<T: Copy, M: Monoid<T>>(terms: &[T]) -> T {
+pub(crate) fn block<T: Copy, M: Lane<T>>(terms: &[T]) -> T {
     let n = terms.len();
     debug_assert!((1..=super::BLOCK).contains(&n));
     if n >= LANES {
@@ -29,7 +38,7 @@ pub(crate) fn block<T: Copy, M: Monoid<T>>(terms: &[T]) -> T {
 /// stay in registers: measured, float32 sums of blocks in the L1 cache run
 /// 1.7 times as fast as through [`fold_lanes`].
 #[inline(always)]
-pub(crate) fn fold16<T: Copy, M: Monoid<T>>(acc: &mut [T; LANES], present: usize) -> T {
+pub(crate) fn fold16<T: Copy, M: Lane<T>>(acc: &mut [T; LANES], present: usize) -> T {
     if present == LANES {
         for step in [8, 4, 2, 1] {
             for i in 0..step {
@@ -46,7 +55,7 @@ pub(crate) fn fold16<T: Copy, M: Monoid<T>>(acc: &mut [T; LANES], present: usize
 /// each row in turn; out of line, so that the vectoriser sees the lanes
 /// alone: inlined into a block, they stay scalar.
 #[inline(never)]
-fn rows<T: Copy, M: Monoid<T>>(acc: &mut [T; LANES], terms: &[T]) {
+fn rows<T: Copy, M: Lane<T>>(acc: &mut [T; LANES], terms: &[T]) {
     let mut a = *acc;
     for row in terms.chunks_exact(LANES) {
         let row: &[T; LANES] = row.try_into().unwrap();
@@ -62,7 +71,7 @@ fn rows<T: Copy, M: Monoid<T>>(acc: &mut [T; LANES], terms: &[T]) {
 /// lane `i + 8` for `i < 8`, then `i + 4`, `i + 2`, then lane 0 takes lane 1.
 /// Leaves the results in `acc[..w]`.
 #[inline]
-pub(crate) fn fold_lanes<T: Copy, M: Monoid<T>>(acc: &mut [T], w: usize, present: usize) {
+pub(crate) fn fold_lanes<T: Copy, M: Lane<T>>(acc: &mut [T], w: usize, present: usize) {
     let mut present = present;
     for step in [8, 4, 2, 1] {
         for i in 0..step {

@@ -44,6 +44,17 @@ pub trait Monoid<T: Copy>: Copy + Send + Sync + 'static {
     }
 }
 
+impl<T: Copy, M: Monoid<T>> lanes::Lane<T> for M {
+    #[inline(always)]
+    fn start(x: T) -> T {
+        <M as Monoid<T>>::start(x)
+    }
+    #[inline(always)]
+    fn combine(a: T, b: T) -> T {
+        <M as Monoid<T>>::combine(a, b)
+    }
+}
+
 /// The position of the first term where `hit` holds: 16 terms at a time
 /// tested together, a loop without exits that the vectoriser takes, then
 /// the one that hit.

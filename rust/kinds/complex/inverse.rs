@@ -11,7 +11,7 @@
 //! - y^2) / 2`, by C99's identities.
 
 use super::{complex_kind, log_abs, narrow, widen, INF};
-use crate::column::{C32, C64};
+use crate::loops::column::{C32, C64};
 use crate::kinds::{
     acos_f64, acosh_f64, asin_f64, asinh_f64, atan2_f64, atan_f64, atanh_f64, hypot_f64, log1p_f64,
 };

@@ -3,7 +3,7 @@
 //! `testdata/gen_complex_ref.py`, and comparisons with signed zeros.
 
 use super::{narrow, widen};
-use crate::column::{C32, C64};
+use crate::loops::column::{C32, C64};
 pub use crate::kinds::testing::records;
 use crate::kinds::testing::{pow2, same_value, table, worst_error};
 
@@ -123,7 +123,7 @@ impl Rng {
     }
 
     pub fn next(&mut self) -> u64 {
-        crate::test_rng::splitmix(&mut self.0)
+        crate::core::test_rng::splitmix(&mut self.0)
     }
 
     /// Uniform in `[lo, hi)`.

@@ -3,7 +3,7 @@
 //! `tan z = -i tanh(iz)`, which carry the special values along.
 
 use super::{complex_kind, exp_mul, narrow, widen, INF};
-use crate::column::{C32, C64};
+use crate::loops::column::{C32, C64};
 use crate::kinds::{cos_f64, cosh_f64, sin_f64, sinh_f64, tan_f64, tanh_f64};
 
 /// Above this `|x|`, `sinh|x| = cosh|x| = e^|x| / 2` and `tanh|x| = 1` to

@@ -7,14 +7,14 @@
 //! `bench/`.
 
 use super::data::Rng;
-use crate::call::Call;
-use crate::cpu_clock::thread_cpu_s;
-use crate::dtype::Dtype;
-use crate::layout::{Layout, Memory, View};
-use crate::map::Load;
-use crate::pool;
-use crate::prog::{Node, Prog};
-use crate::reduction::{plan_reduce, Monoidal, Reduction};
+use crate::core::call::Call;
+use crate::core::cpu_clock::thread_cpu_s;
+use crate::core::dtype::Dtype;
+use crate::core::layout::{Layout, Memory, View};
+use crate::loops::map::Load;
+use crate::core::pool;
+use crate::loops::prog::{Node, Prog};
+use crate::loops::reduce_loop::{plan_reduce, Monoidal, Reduction};
 
 /// Float32 terms: about numpy's benchmark's size.
 const N: usize = 10_000_000;

@@ -8,7 +8,7 @@ pub struct Rng(pub u64);
 
 impl Rng {
     pub fn next(&mut self) -> u64 {
-        crate::test_rng::splitmix(&mut self.0)
+        crate::core::test_rng::splitmix(&mut self.0)
     }
     /// Uniform in [0, 1).
     pub fn unit(&mut self) -> f64 {

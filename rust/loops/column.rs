@@ -7,8 +7,8 @@
 //! values of that dtype: every node rounds (floats) or wraps (4-bit integers)
 //! its result into its dtype (see [`ColMut::settle`]).
 
-use crate::dtype::Dtype;
-use crate::narrow;
+use crate::core::dtype::Dtype;
+use crate::core::narrow;
 use std::cell::RefCell;
 use std::marker::PhantomData;
 use num_complex::Complex;
@@ -78,19 +78,19 @@ pub type ColMut<'a> = Column<Unique<'a>>;
 macro_rules! each_col {
     ($col:expr, $v:ident => $body:expr) => {
         match $col {
-            $crate::column::Column::Bool($v) => $body,
-            $crate::column::Column::I8($v) => $body,
-            $crate::column::Column::I16($v) => $body,
-            $crate::column::Column::I32($v) => $body,
-            $crate::column::Column::I64($v) => $body,
-            $crate::column::Column::U8($v) => $body,
-            $crate::column::Column::U16($v) => $body,
-            $crate::column::Column::U32($v) => $body,
-            $crate::column::Column::U64($v) => $body,
-            $crate::column::Column::F32($v) => $body,
-            $crate::column::Column::F64($v) => $body,
-            $crate::column::Column::C32($v) => $body,
-            $crate::column::Column::C64($v) => $body,
+            $crate::loops::column::Column::Bool($v) => $body,
+            $crate::loops::column::Column::I8($v) => $body,
+            $crate::loops::column::Column::I16($v) => $body,
+            $crate::loops::column::Column::I32($v) => $body,
+            $crate::loops::column::Column::I64($v) => $body,
+            $crate::loops::column::Column::U8($v) => $body,
+            $crate::loops::column::Column::U16($v) => $body,
+            $crate::loops::column::Column::U32($v) => $body,
+            $crate::loops::column::Column::U64($v) => $body,
+            $crate::loops::column::Column::F32($v) => $body,
+            $crate::loops::column::Column::F64($v) => $body,
+            $crate::loops::column::Column::C32($v) => $body,
+            $crate::loops::column::Column::C64($v) => $body,
         }
     };
 }

@@ -2,14 +2,14 @@
 //!
 //! Each function takes its operands' columns and writes the node's column;
 //! the caller settles the result into the node's dtype afterwards
-//! (`Column::settle`). The program's checks (`crate::prog`) guarantee that the
+//! (`Column::settle`). The program's checks (`crate::loops::prog`) guarantee that the
 //! columns' register types fit the kind; a mismatch is a bug and panics.
 
-use crate::arith::Arith;
-use crate::column::{ColMut, ColRef, Column, C32, C64};
-use crate::dtype::Dtype;
+use crate::loops::arith::Arith;
+use crate::loops::column::{ColMut, ColRef, Column, C32, C64};
+use crate::core::dtype::Dtype;
 use crate::each_col;
-use crate::prog::{Binary, Unary};
+use crate::loops::prog::{Binary, Unary};
 
 fn map1<T: Copy, U>(x: &[T], out: &mut [U], n: usize, f: impl Fn(T) -> U) {
     for (o, &a) in out[..n].iter_mut().zip(&x[..n]) {
@@ -131,8 +131,8 @@ pub fn unary(k: Unary, x: &ColRef, out: &mut ColMut, n: usize) {
                 (F64(x), F64(o)) => float_kind!(x, o, f64),
                 (C32(x), C32(o)) if k == Unary::Sqrt => crate::kinds::sqrt_c32_slice(&x[..n], &mut o[..n]),
                 (C64(x), C64(o)) if k == Unary::Sqrt => crate::kinds::sqrt_c64_slice(&x[..n], &mut o[..n]),
-                (C32(x), C32(o)) => map1(x, o, n, |a| Arith::div(crate::column::C32::new(1.0, 0.0), a)),
-                (C64(x), C64(o)) => map1(x, o, n, |a| Arith::div(crate::column::C64::new(1.0, 0.0), a)),
+                (C32(x), C32(o)) => map1(x, o, n, |a| Arith::div(crate::loops::column::C32::new(1.0, 0.0), a)),
+                (C64(x), C64(o)) => map1(x, o, n, |a| Arith::div(crate::loops::column::C64::new(1.0, 0.0), a)),
                 _ => mismatch("a float kind"),
             }
         }
@@ -449,7 +449,7 @@ impl Signum for C64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::column::Col;
+    use crate::loops::column::Col;
 
     fn bin(k: Binary, d: Dtype, x: Col, y: Col) -> Col {
         let n = x.len();

@@ -1,13 +1,13 @@
 //! The words a call is described in on the boundary: little-endian 64-bit
-//! words for programs (`crate::prog`), views, pads and reductions, each
+//! words for programs (`crate::loops::prog`), views, pads and reductions, each
 //! decoded and checked here before any kernel sees it, so that no
 //! description can make a kernel touch memory outside a buffer.
 
-use crate::dtype::Dtype;
-use crate::layout::{Memory, View, Layout};
-use crate::map;
-use crate::pad::{Pad, Window};
-use crate::reduction;
+use crate::core::dtype::Dtype;
+use crate::core::layout::{Memory, View, Layout};
+use crate::loops::map;
+use crate::loops::pad::{Pad, Window};
+use crate::loops::reduce_loop;
 
 /// Reads little-endian 64-bit words.
 pub fn words(b: &[u8]) -> Result<Vec<i64>, String> {
@@ -121,8 +121,8 @@ pub fn loads(views: Vec<View>, pads: Vec<Option<Pad>>) -> Result<Vec<map::Load>,
 
 /// A reduction's code: Sum, Prod, Max, Min 0 to 3; Arg of Max or Min 4, 5;
 /// Logsumexp 6; Moments 7.
-pub fn reduction_of(code: i64) -> Result<reduction::Reduction, String> {
-    use reduction::{Monoidal::*, Reduction::*};
+pub fn reduction_of(code: i64) -> Result<reduce_loop::Reduction, String> {
+    use reduce_loop::{Monoidal::*, Reduction::*};
     Ok(match code {
         0 => Monoid(Sum),
         1 => Monoid(Prod),
@@ -190,7 +190,7 @@ mod tests {
 
     #[test]
     fn reduction_codes() {
-        assert_eq!(reduction_of(7), Ok(reduction::Reduction::Moments));
+        assert_eq!(reduction_of(7), Ok(reduce_loop::Reduction::Moments));
         assert!(reduction_of(8).is_err() && reduction_of(-1).is_err());
     }
 }

@@ -10,7 +10,7 @@
 //! `n_operands, dtype codes.., n_nodes, nodes.., n_outputs, node indices..`,
 //! each node five words `tag, a, b, c, d` (see [`Prog::decode`]).
 
-use crate::dtype::{Dtype, Family};
+use crate::core::dtype::{Dtype, Family};
 
 /// One-operand kinds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -261,7 +261,7 @@ pub enum Node {
     Binary(Binary, usize, usize),
     /// Where the first (a bool) is true the second, else the third.
     Where(usize, usize, usize),
-    /// An earlier node cast into a dtype (see `crate::cast`).
+    /// An earlier node cast into a dtype (see `crate::loops::cast`).
     Cast(Dtype, usize),
 }
 

@@ -11,16 +11,16 @@
 //! the destinations once every result is known: a destination may be the
 //! operand itself.
 
-use crate::cast;
-use crate::column::{Col, C32, C64};
-use crate::memio;
-use crate::call::Call;
-use crate::door::Claim;
-use crate::dtype::{Dtype, Family};
-use crate::layout::{same_dims, Layout, Memory, View};
-use crate::map::{self, Load};
-use crate::pool;
-use crate::prog::{Node, Prog};
+use crate::loops::cast;
+use crate::loops::column::{Col, C32, C64};
+use crate::loops::memio;
+use crate::core::call::Call;
+use crate::core::door::Claim;
+use crate::core::dtype::{Dtype, Family};
+use crate::core::layout::{same_dims, Layout, Memory, View};
+use crate::loops::map::{self, Load};
+use crate::core::pool;
+use crate::loops::prog::{Node, Prog};
 use crate::reduce::{self as core, Max, Min, Prod, Strided, Sum};
 
 /// The monoids of a Monoid reduction.
@@ -756,5 +756,4 @@ impl Call for Plan {
 }
 
 #[cfg(test)]
-#[path = "reduction_tests.rs"]
 mod tests;

@@ -2,7 +2,7 @@
 //! Minimum and the comparisons mean on each, one definition per type family
 //! (wrapping integers, IEEE floats, complex numbers, truth values).
 
-use crate::column::{C32, C64};
+use crate::loops::column::{C32, C64};
 
 /// Arithmetic and order of one register type.
 pub trait Arith: Copy + Send + Sync + 'static {

@@ -1,7 +1,7 @@
 //! Array layouts (shape, strides and offset, in elements) and views of memory
 //! through them, checked against their buffer's extent before any access.
 
-use crate::dtype::Dtype;
+use crate::core::dtype::Dtype;
 
 /// A layout: the dtype, the extent of each axis, the step between
 /// neighbours along each axis and the first element's index, all in elements.
@@ -85,7 +85,7 @@ pub struct Memory {
     pub bytes: usize,
 }
 
-// SAFETY: `Memory` is an address range; the door (`crate::door`) keeps
+// SAFETY: `Memory` is an address range; the door (`crate::core::door`) keeps
 // concurrent calls from writing what another reads or writes, and each kernel
 // splits its own writes among threads so that no two threads write one byte.
 unsafe impl Send for Memory {}

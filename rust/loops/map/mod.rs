@@ -14,18 +14,18 @@
 //! writes them straight into its run where no load reaches the destination
 //! (`Loop::direct`, `Loop::borrowed`).
 
-use crate::cast;
+use crate::loops::cast;
 use std::borrow::Cow;
-use crate::column::{self, register_align, register_bytes, Col, ColMut, ColRef};
-use crate::call::Call;
-use crate::door::Claim;
-use crate::dtype::Dtype;
-use crate::layout::{ranges_meet, same_dims, Layout, Memory, View};
-use crate::memio;
-use crate::ops;
-use crate::pad::Pad;
-use crate::pool;
-use crate::prog::{Node, Prog};
+use crate::loops::column::{self, register_align, register_bytes, Col, ColMut, ColRef};
+use crate::core::call::Call;
+use crate::core::door::Claim;
+use crate::core::dtype::Dtype;
+use crate::core::layout::{ranges_meet, same_dims, Layout, Memory, View};
+use crate::loops::memio;
+use crate::loops::ops;
+use crate::loops::pad::Pad;
+use crate::core::pool;
+use crate::loops::prog::{Node, Prog};
 
 /// The most elements of a tile, but for `TILE_LONG`.
 pub const TILE: usize = 1024;
@@ -805,10 +805,10 @@ fn constant_column(d: Dtype, lo: u64, hi: u64, n: usize) -> Col {
     col
 }
 
+mod padded;
+
 #[cfg(test)]
-#[path = "map_tests.rs"]
 mod tests;
 
 #[cfg(test)]
-#[path = "map_bench.rs"]
 mod bench;

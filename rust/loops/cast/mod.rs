@@ -13,10 +13,10 @@
 //! - into a complex dtype: a real value gives the real part, +0 the
 //!   imaginary one; a complex value casts part by part.
 
-use crate::column::{wrap_i4, ColMut, ColRef, Column, C32, C64};
-use crate::dtype::{Dtype, Family};
+use crate::loops::column::{wrap_i4, ColMut, ColRef, Column, C32, C64};
+use crate::core::dtype::{Dtype, Family};
 use crate::each_col;
-use crate::narrow::Narrow;
+use crate::core::narrow::Narrow;
 
 /// A register scalar's view as a truth value, a float64 and the pair of
 /// parts, which the conversions start from.
@@ -369,7 +369,7 @@ fn settle_int4(from: Dtype, to: Dtype, out: &mut ColMut, n: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::column::Col;
+    use crate::loops::column::Col;
 
     fn cast1(from: Dtype, to: Dtype, x: Col) -> Col {
         let n = x.len();
@@ -425,5 +425,4 @@ mod tests {
 }
 
 #[cfg(test)]
-#[path = "cast_tests.rs"]
 mod fast_tests;

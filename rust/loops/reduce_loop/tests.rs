@@ -4,8 +4,8 @@
 //! several reductions, and destinations that alias the operand.
 
 use super::*;
-use crate::call::Call;
-use crate::pad::Pad;
+use crate::core::call::Call;
+use crate::loops::pad::Pad;
 
 struct Buf(Vec<u64>);
 
@@ -130,7 +130,7 @@ fn several_reductions_programs_and_narrow_destinations() {
     let x = array(&mut b, &shape, &[1500, 1], 0, value);
     let values = f32s(&x);
     // out 0 = x * x (float32), out 1 = x (float32)
-    let p = Prog::new(vec![Dtype::Float32], vec![Node::Load(0), Node::Binary(crate::prog::Binary::Mul, 0, 0)], vec![1, 0]).unwrap();
+    let p = Prog::new(vec![Dtype::Float32], vec![Node::Load(0), Node::Binary(crate::loops::prog::Binary::Mul, 0, 0)], vec![1, 0]).unwrap();
     let rs = vec![
         (Reduction::Monoid(Monoidal::Max), 0),
         (Reduction::Arg(Monoidal::Min), 0),
@@ -146,7 +146,7 @@ fn several_reductions_programs_and_narrow_destinations() {
     for o in 0..6 {
         let t: Vec<f32> = values[o * 1500..(o + 1) * 1500].to_vec();
         let sq: Vec<f32> = t.iter().map(|v| v * v).collect();
-        let nw = crate::narrow::Narrow::Bfloat16;
+        let nw = crate::core::narrow::Narrow::Bfloat16;
         assert_eq!(got[0][o], nw.round_from_f32(core::reduce(Max, &sq[..], false)));
         let (mn, pos) = core::arg(Min, &sq[..], false).unwrap();
         assert_eq!((got[1][o], got[2][o]), (mn, pos as f32));
@@ -183,7 +183,7 @@ fn whole_reductions_into_one_element_destinations_of_any_dtype_and_offset() {
         .collect();
     plan_reduce(load_prog(), shape.to_vec(), vec![0, 1], rs, dsts.clone(), vec![Load::Plain(x)]).unwrap().run().unwrap();
     let got: Vec<f32> = dsts.iter().map(|v| f32s(v)[0]).collect();
-    let nw = crate::narrow::Narrow::Bfloat16;
+    let nw = crate::core::narrow::Narrow::Bfloat16;
     assert_eq!(got[0], nw.round_from_f32(core::reduce(Max, &values[..], false)));
     let (mn, pos) = core::arg(Min, &values[..], false).unwrap();
     assert_eq!((got[1], got[2]), (mn, pos as f32));
@@ -290,7 +290,7 @@ fn padded_loads_and_empty_reductions() {
     let n = 10;
     let mut b = Buf::new(4 * n);
     let x = array(&mut b, &[n], &[1], 0, |i| ((i * 7) % 10) as f32);
-    let pad = Pad { before: vec![1], after: vec![1], windows: vec![Some(crate::pad::Window { size: 3, stride: 1, dilation: 1 })], fill: f64::NEG_INFINITY };
+    let pad = Pad { before: vec![1], after: vec![1], windows: vec![Some(crate::loops::pad::Window { size: 3, stride: 1, dilation: 1 })], fill: f64::NEG_INFINITY };
     let mut ob = Buf::new(4 * n);
     let dst = View::new(Layout::contiguous(Dtype::Float32, &[n]), ob.memory()).unwrap();
     plan_reduce(load_prog(), vec![n, 3], vec![1], vec![(Reduction::Monoid(Monoidal::Max), 0)], vec![dst.clone()], vec![Load::Padded(pad, x.clone())]).unwrap().run().unwrap();

@@ -1,7 +1,7 @@
 //! A planned kernel call, as the boundary runs it: every check made, its
 //! claims known, its work estimated, ready to run once the door lets it in.
 
-use crate::door::Claim;
+use crate::core::door::Claim;
 
 /// A checked call of a kernel.
 pub trait Call {

@@ -4,9 +4,9 @@
 //! the bits compared across thread counts.
 
 use super::*;
-use crate::call::Call;
-use crate::prog::{Binary, Constant, Unary};
-use crate::test_rng::xorshift as next;
+use crate::core::call::Call;
+use crate::loops::prog::{Binary, Constant, Unary};
+use crate::core::test_rng::xorshift as next;
 
 /// A buffer of random bytes and the memory it spans.
 struct Buf(Vec<u64>);
@@ -132,7 +132,7 @@ fn nan_canonical(d: Dtype, bits: u128) -> u128 {
         Dtype::Complex128 => {
             f64::from_bits(bits as u64).is_nan() || f64::from_bits((bits >> 64) as u64).is_nan()
         }
-        d if d.is_narrow_float() => crate::narrow::Narrow::of(d).unwrap().decode(bits as u16).is_nan(),
+        d if d.is_narrow_float() => crate::core::narrow::Narrow::of(d).unwrap().decode(bits as u16).is_nan(),
         _ => false,
     };
     if nan { u128::MAX } else { bits }
@@ -334,7 +334,7 @@ fn destinations_aliasing_loads_give_fresh_results() {
 /// A padded load's element at an index of the loop, by hand: each axis's
 /// padded coordinate (window start plus tap times dilation), minus the pad
 /// before, read from the operand or the fill.
-fn padded_reference(p: &crate::pad::Pad, x: &[f64], shape: &[usize], idx: &[usize], fill: f64) -> f64 {
+fn padded_reference(p: &crate::loops::pad::Pad, x: &[f64], shape: &[usize], idx: &[usize], fill: f64) -> f64 {
     let r = shape.len();
     let mut tap = r;
     let mut flat = 0usize;
@@ -357,7 +357,7 @@ fn padded_reference(p: &crate::pad::Pad, x: &[f64], shape: &[usize], idx: &[usiz
 
 #[test]
 fn padded_loads_match_padding_and_windowing_by_hand() {
-    use crate::pad::{Pad, Window};
+    use crate::loops::pad::{Pad, Window};
     let w = |size, stride, dilation| Some(Window { size, stride, dilation });
     let cases = vec![
         (vec![5, 7], Pad { before: vec![1, 2], after: vec![2, 0], windows: vec![], fill: -1.5 }),
@@ -399,7 +399,7 @@ fn padded_loads_match_padding_and_windowing_by_hand() {
 
 #[test]
 fn padded_loads_refuse_before_copying() {
-    use crate::pad::{Pad, Window};
+    use crate::loops::pad::{Pad, Window};
     let mut xb = Buf::zeros(64);
     let xv = View::new(Layout::contiguous(Dtype::Int8, &[4, 4]), xb.memory()).unwrap();
     let mut ob = Buf::zeros(64);
@@ -416,7 +416,7 @@ fn padded_loads_refuse_before_copying() {
 
 #[test]
 fn a_broadcast_axis_the_pad_leaves_alone_is_held_at_one_element() {
-    use crate::pad::Pad;
+    use crate::loops::pad::Pad;
     let mut xb = Buf::zeros(64);
     let xv = View::new(Layout { dtype: Dtype::Float32, shape: vec![1000, 3], strides: vec![0, 1], offset: 0 }, xb.memory()).unwrap();
     let p = Pad { before: vec![0, 1], after: vec![0, 1], windows: vec![], fill: 0.0 };

@@ -46,7 +46,7 @@
 //! every parameter a constant. Slices convert in one loop per format,
 //! dispatched once; on x86-64, float16's go by F16C, with the same bits.
 
-use crate::dtype::Dtype;
+use crate::core::dtype::Dtype;
 use std::ops::{Add, BitAnd, BitOr, Shl, Shr, Sub};
 
 // ---------------------------------------------------------------------------
@@ -1166,7 +1166,7 @@ mod tests {
     #[test]
     fn random_f64_sweep() {
         let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || crate::test_rng::xorshift(&mut s);
+        let mut next = move || crate::core::test_rng::xorshift(&mut s);
         for f in fmts() {
             let (lo_e, hi_e) = (1023 - f.bias - f.m as i32 - 4, 1023 + (1 << (f.e - 1)) + 2);
             for i in 0..2_000_000u32 {

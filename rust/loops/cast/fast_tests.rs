@@ -10,11 +10,11 @@
 //! `cargo test --release --no-default-features --lib cast::fast_tests::timing
 //! -- --ignored --nocapture`.
 
-use crate::column::{Col, C32, C64};
-use crate::dtype::Dtype;
-use crate::layout::Memory;
-use crate::memio;
-use crate::narrow::Narrow;
+use crate::loops::column::{Col, C32, C64};
+use crate::core::dtype::Dtype;
+use crate::core::layout::Memory;
+use crate::loops::memio;
+use crate::core::narrow::Narrow;
 use std::fmt::Debug;
 use std::time::Instant;
 
@@ -26,7 +26,7 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        crate::test_rng::xorshift(&mut self.0)
+        crate::core::test_rng::xorshift(&mut self.0)
     }
 }
 
@@ -502,7 +502,7 @@ fn sub_byte_integer_runs_keep_their_neighbours() {
             let before: Vec<u8> = (0..(span * width).div_ceil(8) + 2).map(|_| r.next() as u8).collect();
             let vals: Vec<u8> = (0..k).map(|_| r.next() as u8).collect();
             let col = match d {
-                Dtype::Int4 => Col::I8(vals.iter().map(|&v| crate::column::wrap_i4(v as i8)).collect()),
+                Dtype::Int4 => Col::I8(vals.iter().map(|&v| crate::loops::column::wrap_i4(v as i8)).collect()),
                 Dtype::Uint4 => Col::U8(vals.iter().map(|&v| v & 15).collect()),
                 _ => Col::Bool(vals.iter().map(|&v| v & 1 != 0).collect()),
             };
@@ -546,7 +546,7 @@ fn source(d: Dtype, n: usize, step: usize) -> Vec<u8> {
         *x = ((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 6e4;
     }
     let mut out = Col::new(d, elems);
-    crate::cast::cast(Dtype::Float64, d, &col.as_ref(), &mut out.as_mut(), elems);
+    crate::loops::cast::cast(Dtype::Float64, d, &col.as_ref(), &mut out.as_mut(), elems);
     out.as_mut().settle(d, elems);
     let m = Memory { base: mem.as_mut_ptr(), bytes: mem.len() };
     // SAFETY: elements 0..elems of `d` lie in `mem`, sized for them.
@@ -575,7 +575,7 @@ fn time_cast(from: Dtype, to: Dtype, src_step: isize, dst_step: isize, n: usize,
                 // buffers, sized for n elements at these steps.
                 unsafe { memio::load(sm, from, start(j, src_step), src_step, k, &mut a.as_mut()) };
                 a.as_mut().settle(from, k);
-                crate::cast::cast(from, to, &a.as_ref(), &mut b.as_mut(), k);
+                crate::loops::cast::cast(from, to, &a.as_ref(), &mut b.as_mut(), k);
                 b.as_mut().settle(to, k);
                 // SAFETY: as above.
                 unsafe { memio::store(dm, to, start(j, dst_step), dst_step, k, &b.as_ref()) };

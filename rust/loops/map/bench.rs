@@ -8,9 +8,9 @@
 //! machine disturb less than the wall clock does; on several, wall-clock.
 
 use super::*;
-use crate::call::Call;
-use crate::cpu_clock::thread_cpu_s;
-use crate::prog::{Binary, Unary};
+use crate::core::call::Call;
+use crate::core::cpu_clock::thread_cpu_s;
+use crate::loops::prog::{Binary, Unary};
 
 /// A case: its name, the program, the dtype of its operands, whether they
 /// are read transposed, the side of its square shape.

@@ -11,18 +11,18 @@
 //! never lose each other's bits. Narrow floats are converted a chunk at a
 //! time, in one loop per format, through a buffer of their bits.
 
-use crate::column::{wrap_i4, ColMut, ColRef, Column};
+use crate::loops::column::{wrap_i4, ColMut, ColRef, Column};
 use crate::each_col;
-use crate::dtype::Dtype;
-use crate::layout::Memory;
-use crate::narrow::Narrow;
+use crate::core::dtype::Dtype;
+use crate::core::layout::Memory;
+use crate::core::narrow::Narrow;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Bytes an element of a whole-byte dtype takes when its register type
 /// holds it bit for bit (every dtype of whole bytes but bool and the narrow
 /// floats); `None` for the others.
 fn native_bytes(d: Dtype) -> Option<usize> {
-    crate::column::bitwise(d).then(|| d.bytes())
+    crate::loops::column::bitwise(d).then(|| d.bytes())
 }
 
 /// The first byte of a column's values, for a column whose register type
@@ -262,7 +262,7 @@ pub unsafe fn store(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::column::Col;
+    use crate::loops::column::Col;
 
     fn mem(buf: &mut [u8]) -> Memory {
         Memory { base: buf.as_mut_ptr(), bytes: buf.len() }

@@ -1,0 +1,15 @@
+//! The core every kernel family stands on: dtypes and narrow floats, array
+//! layouts checked against their buffers, the door that claims operands,
+//! answers, planned calls and the thread pool.
+
+pub mod answer;
+pub mod call;
+pub mod door;
+pub mod dtype;
+pub mod layout;
+pub mod narrow;
+pub mod pool;
+#[cfg(test)]
+pub(crate) mod cpu_clock;
+#[cfg(test)]
+pub(crate) mod test_rng;

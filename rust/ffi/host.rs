@@ -1,0 +1,122 @@
+//! The host's services to `Nx_array` and `Nx_cpu`: the thread count,
+//! aligned buffers, narrow floats' bits, and checking a program's words.
+
+use super::boundary::bigarray_memory;
+use crate::core::dtype::Dtype;
+use crate::core::narrow::Narrow;
+use crate::core::pool;
+use crate::ffi::wire::words;
+use crate::loops::prog::Prog;
+use ocaml_interop::{OCaml, OCamlBytes, OCamlFloat, OCamlInt, OCamlRuntime, ToOCaml};
+use std::os::raw::{c_int, c_void};
+
+extern "C" {
+    fn caml_ba_alloc(flags: c_int, num_dims: c_int, data: *mut c_void, dim: *mut isize) -> ocaml_sys::Value;
+    fn posix_memalign(out: *mut *mut c_void, align: usize, size: usize) -> c_int;
+    #[cfg(target_os = "linux")]
+    fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
+}
+
+/// Bytes from which a buffer is laid on transparent huge pages, as numpy
+/// does: a pass over it then walks the page tables once every 2 MiB
+/// rather than every 4 KiB.
+const HUGE_FROM: usize = 4 << 20;
+
+/// A huge page of x86-64 and aarch64 (4 KiB granules) Linux.
+const HUGE_PAGE: usize = 2 << 20;
+
+/// Linux's `MADV_HUGEPAGE`.
+#[cfg(target_os = "linux")]
+const MADV_HUGEPAGE: c_int = 14;
+
+/// `Bigarray`'s char kind, and its flags for data the GC frees or not.
+const BA_CHAR: c_int = 0x0C;
+const BA_MANAGED: c_int = 0x200;
+const BA_EXTERNAL: c_int = 0;
+
+/// The thread count kernels use.
+#[ocaml_interop::export]
+pub fn nx_cpu_threads(cr: &mut OCamlRuntime, _unit: OCaml<()>) -> OCaml<OCamlInt> {
+    (pool::threads() as i64).to_ocaml(cr)
+}
+
+/// Sets the thread count; "" or why not.
+#[ocaml_interop::export]
+pub fn nx_cpu_set_threads(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<String> {
+    let n: i64 = n.to_rust();
+    let r = usize::try_from(n).map_err(|_| format!("thread count {n} is negative")).and_then(pool::set_threads);
+    r.err().unwrap_or_default().to_ocaml(cr)
+}
+
+/// A char bigarray of `n` bytes, aligned to 64 bytes, uninitialised, freed
+/// by the GC. From [`HUGE_FROM`] bytes it starts on a huge page and asks the
+/// kernel for huge pages (where transparent huge pages are on `madvise`).
+#[ocaml_interop::export]
+pub fn nx_cpu_alloc(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<OCamlBytes> {
+    let n: i64 = n.to_rust();
+    let bytes = usize::try_from(n).unwrap_or_else(|_| panic!("Nx_array: buffer of {n} bytes"));
+    let huge = bytes >= HUGE_FROM;
+    let mut p: *mut c_void = std::ptr::null_mut();
+    // SAFETY: posix_memalign writes p; 64 and HUGE_PAGE are powers of two
+    // multiple of the pointer size; a size of 0 is asked as 1 so the
+    // pointer is freeable.
+    let rc = unsafe { posix_memalign(&mut p, if huge { HUGE_PAGE } else { 64 }, bytes.max(1)) };
+    if rc != 0 || p.is_null() {
+        panic!("Nx_array: out of memory allocating {bytes} bytes");
+    }
+    #[cfg(target_os = "linux")]
+    if huge {
+        // SAFETY: [p, p + bytes) is this allocation, p page-aligned; the
+        // advice changes how the kernel backs it, never its contents. A
+        // refusal (no transparent huge pages) leaves ordinary pages.
+        unsafe { madvise(p, bytes, MADV_HUGEPAGE) };
+    }
+    let mut dim = bytes as isize;
+    // SAFETY: p is malloc-compatible memory of `bytes` bytes that the GC
+    // frees (MANAGED); one dimension; the caller holds the domain lock.
+    let v = unsafe { caml_ba_alloc(BA_CHAR | BA_MANAGED, 1, p, &mut dim) };
+    // SAFETY: v is a fresh OCaml value of the runtime `cr` holds.
+    unsafe { OCaml::new(cr, v) }
+}
+
+/// A char bigarray over the data of any bigarray, which the caller keeps
+/// alive as long as the view (`Nx_array.Buffer` holds both).
+#[ocaml_interop::export]
+pub fn nx_cpu_bytes_of(cr: &mut OCamlRuntime, ba: OCaml<OCamlBytes>) -> OCaml<OCamlBytes> {
+    // SAFETY: OCaml's type of the external makes `ba` a bigarray; the lock is held.
+    let mem = unsafe { bigarray_memory(ba.raw()) }.unwrap_or_else(|e| panic!("Nx_array: {e}"));
+    let mut dim = mem.bytes as isize;
+    // SAFETY: an EXTERNAL bigarray is never freed by the GC; its data stays
+    // valid while the original lives, which `Nx_array.Buffer` guarantees.
+    let v = unsafe { caml_ba_alloc(BA_CHAR | BA_EXTERNAL, 1, mem.base as *mut c_void, &mut dim) };
+    // SAFETY: v is a fresh OCaml value of the runtime `cr` holds.
+    unsafe { OCaml::new(cr, v) }
+}
+
+/// The bits of a narrow float dtype (by code) nearest a float, rounded once.
+#[ocaml_interop::export]
+pub fn nx_cpu_narrow_encode(cr: &mut OCamlRuntime, code: OCaml<OCamlInt>, x: OCaml<OCamlFloat>) -> OCaml<OCamlInt> {
+    let code: i64 = code.to_rust();
+    let w = Dtype::of_code(code).and_then(Narrow::of).unwrap_or_else(|| panic!("Nx_array: dtype {code} is not a narrow float"));
+    (w.encode_f64(x.to_rust()) as i64).to_ocaml(cr)
+}
+
+/// The value of a narrow float dtype's (by code) bits.
+#[ocaml_interop::export]
+pub fn nx_cpu_narrow_decode(cr: &mut OCamlRuntime, code: OCaml<OCamlInt>, bits: OCaml<OCamlInt>) -> OCaml<OCamlFloat> {
+    let code: i64 = code.to_rust();
+    let bits: i64 = bits.to_rust();
+    let w = Dtype::of_code(code).and_then(Narrow::of).unwrap_or_else(|| panic!("Nx_array: dtype {code} is not a narrow float"));
+    (w.decode(bits as u16) as f64).to_ocaml(cr)
+}
+
+/// Checks a program's words: (node dtype codes, "") or ([||], why not).
+#[ocaml_interop::export]
+pub fn nx_cpu_prog_check(cr: &mut OCamlRuntime, prog: OCaml<OCamlBytes>) -> OCaml<(OCamlBytes, String)> {
+    let r = words(prog.as_bytes()).and_then(|w| Prog::decode(&w));
+    let (codes, msg) = match r {
+        Ok(p) => (p.dtypes.iter().map(|d| d.code()).collect::<Vec<u8>>(), String::new()),
+        Err(e) => (Vec::new(), e),
+    };
+    (codes, msg).to_ocaml(cr)
+}
