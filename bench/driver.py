@@ -241,6 +241,7 @@ def run(args) -> None:
     limits_elsewhere = other.cores()
     all_threads = int(lim["threads_all"])
     nx = Nx(args.nx)
+    isa = nx.ask("isa")
     other, retries = OtherWork(nx), Retries(s.retry_s)
     rows = [row for case in chosen for spec in case.specs
             for size, shape in enumerate(case.shapes(s.sides)) for layout in case.layouts
@@ -258,6 +259,8 @@ def run(args) -> None:
         "blas": threadpool_info(),
         "unset": {v: ORIGINAL_ENV[v] for v in NUMPY_UNSET if v in ORIGINAL_ENV},
         "all_threads": all_threads,
+        "isa": isa,
+        "isa_forced": os.environ.get("NX_CPU_ISA", ""),
     }
     report.write(args.out, rows, lim, meta)
 

@@ -5,6 +5,7 @@
        setup CASE SPEC SHAPE LAYOUT  builds the operands       -> ok
        threads N                     Nx_cpu.set_threads N      -> ok
        time K                        K calls                   -> seconds per call
+       isa                           Nx_cpu.isa ()             -> "avx512", "avx2", ...
      and "error MESSAGE" for a command that fails.
 
    nx_bench peak CASE SPEC SHAPE LAYOUT THREADS
@@ -28,6 +29,7 @@ let serve () =
     | [ "threads"; n ] ->
         Nx_cpu.set_threads (int_of_string n);
         "ok"
+    | [ "isa" ] -> Nx_cpu.isa ()
     | [ "time"; k ] ->
         let k = int_of_string k and f = !call in
         let t = Unix.gettimeofday () in

@@ -247,6 +247,16 @@ def other_work_method(s):
                    f"disturbed.")
 
 
+ISA_NAMES = {"avx512": "AVX-512 (F, VL, DQ, BW) where a kernel has that compilation, AVX2 otherwise",
+             "avx2": "AVX2, the baseline", "baseline": "the architecture's baseline"}
+
+
+def isa_line(meta):
+    """Which instruction set our kernels ran, and whether it was forced."""
+    forced = f" (forced by NX_CPU_ISA={meta['isa_forced']})" if meta["isa_forced"] else ""
+    return f"- Our kernels' path: {ISA_NAMES.get(meta['isa'], meta['isa'])}{forced}."
+
+
 def write_markdown(path, rows, lim, meta):
     s = meta["settings"]
     n = meta["all_threads"]
@@ -268,6 +278,7 @@ def write_markdown(path, rows, lim, meta):
         f"while the cases were timed (from /proc/stat, less our processes' CPU time); load "
         f"average (1 min) {l1:.2f} before the run and {l2:.2f} after. Other work slows the "
         f"all-thread figures first.",
+        isa_line(meta),
         f"- numpy {np.__version__} on Python {platform.python_version()}; OCaml "
         f"{tool_version('ocamlfind', 'ocamlopt', '-version')}; gcc {tool_version('gcc', '-dumpfullversion')}.",
         *blas_lines(meta),

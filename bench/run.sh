@@ -4,16 +4,18 @@
 # the OCaml side and the machine-limits probe, runs every case and writes
 # bench/RESULTS.md, bench/results.csv and bench/ratios.png.
 #
-# Usage: bash bench/run.sh [--quick] [--only CASE,...]   (with the toolchain
+# Usage: bash bench/run.sh [--quick] [--only CASE,...] [--isa avx2]   (with the toolchain
 # on the PATH, as tools/in-root gives it; run from anywhere). --only runs
 # those cases alone and writes into _build/bench-only instead of bench/, so
-# that bench/ keeps the last whole run.
+# that bench/ keeps the last whole run. --isa avx2 runs our kernels on the
+# AVX2 baseline whatever the CPU has (NX_CPU_ISA=avx2) and writes a whole run
+# into bench/avx2 instead.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if ! command -v dune >/dev/null 2>&1; then exec tools/in-root bash bench/run.sh "$@"; fi
 
-usage() { echo "usage: bench/run.sh [--quick] [--only CASE,...]" >&2; exit 2; }
+usage() { echo "usage: bench/run.sh [--quick] [--only CASE,...] [--isa avx2]" >&2; exit 2; }
 options=()
 out=bench
 while (($#)); do
@@ -25,10 +27,19 @@ while (($#)); do
       out=_build/bench-only
       shift
       ;;
+    --isa)
+      (($# >= 2)) && [[ $2 == avx2 ]] || usage
+      export NX_CPU_ISA=avx2
+      isa_out=bench/avx2
+      shift
+      ;;
     *) usage ;;
   esac
   shift
 done
+
+# A whole run on the forced baseline goes beside the default one.
+if [[ -n ${isa_out-} && $out == bench ]]; then out=$isa_out; fi
 
 start=$SECONDS
 venv=_build/bench-venv

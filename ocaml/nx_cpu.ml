@@ -1,6 +1,7 @@
 external host_missing : unit -> string = "nx_cpu_host_missing"
 external threads : unit -> int = "nx_cpu_threads"
 external set_threads_raw : int -> string = "nx_cpu_set_threads"
+external isa : unit -> string = "nx_cpu_isa"
 
 external reduction_raw : string -> bytes -> bytes -> bytes -> Nx_array.Buffer.t array -> int * string
   = "nx_cpu_reduction"

@@ -19,12 +19,25 @@
 
     Kernels split their work over a pool of [NX_CPU_THREADS] threads (read
     when the pool first starts; by default the cores the process may use),
-    changed by {!set_threads}. Results never depend on the count. *)
+    changed by {!set_threads}. Results never depend on the count.
+
+    {1 Instruction sets}
+
+    On x86-64 every kernel runs on the baseline above, and those with a
+    wider compilation take AVX-512 (F, VL, DQ, BW) where the CPU has it.
+    [NX_CPU_ISA=avx2], read when a kernel first asks, keeps every kernel to
+    the baseline, so that its speed can be measured on a machine with
+    AVX-512; any other value, or none, lets kernels take the widest the
+    CPU has. Results never depend on it. *)
 
 include Nx_kernel.S
 
 val threads : unit -> int
 (** The number of threads kernels use. *)
+
+val isa : unit -> string
+(** The instruction set kernels run: ["avx512"], ["avx2"] (x86-64's
+    baseline) or ["baseline"] (another architecture). *)
 
 val set_threads : int -> unit
 (** Sets the number of threads kernels use, from 1 to 1024. Calls already

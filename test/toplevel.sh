@@ -33,10 +33,13 @@ got=$("$dir/t.byte")
 [[ $got == "$want" ]] || { echo "bytecode: got '$got', want '$want'"; exit 1; }
 got=$(printf '#use "topfind";;\n#require "nx_cpu";;\nprint_int (Nx_cpu.threads ());;\n' | NX_CPU_THREADS=3 ocaml -stdin 2>&1 | tail -n 1)
 [[ $got == 3 ]] || { echo "NX_CPU_THREADS=3 gave $got threads"; exit 1; }
+got=$(printf '#use "topfind";;\n#require "nx_cpu";;\nprint_string (Nx_cpu.isa ());;\n' | NX_CPU_ISA=avx2 ocaml -stdin 2>&1 | tail -n 1)
+case $(uname -m) in x86_64) isa_want=avx2 ;; *) isa_want=baseline ;; esac
+[[ $got == "$isa_want" ]] || { echo "NX_CPU_ISA=avx2 gave the path '$got'"; exit 1; }
 
 got=$(utop -require nx_cpu "$dir/t.ml" 2>&1 | tail -n 1)
 [[ $got == "$want" ]] || { echo "utop: got '$got', want '$want'"; exit 1; }
 
 got=$(dune utop --display=quiet ocaml -- "$dir/t.ml" 2>/dev/null | tail -n 1)
 [[ $got == "$want" ]] || { echo "dune utop: got '$got', want '$want'"; exit 1; }
-echo "toplevel, bytecode, NX_CPU_THREADS, utop and dune utop: 5 passed, 0 failed"
+echo "toplevel, bytecode, NX_CPU_THREADS, NX_CPU_ISA, utop and dune utop: 6 passed, 0 failed"

@@ -6,6 +6,7 @@ pub mod answer;
 pub mod call;
 pub mod door;
 pub mod dtype;
+pub mod isa;
 pub mod layout;
 pub mod narrow;
 pub mod pool;

@@ -3,6 +3,7 @@
 
 use super::boundary::bigarray_memory;
 use crate::core::dtype::Dtype;
+use crate::core::isa;
 use crate::core::narrow::Narrow;
 use crate::core::pool;
 use crate::ffi::wire::words;
@@ -38,6 +39,13 @@ const BA_EXTERNAL: c_int = 0;
 #[ocaml_interop::export]
 pub fn nx_cpu_threads(cr: &mut OCamlRuntime, _unit: OCaml<()>) -> OCaml<OCamlInt> {
     (pool::threads() as i64).to_ocaml(cr)
+}
+
+/// The instruction set kernels run: "avx512", "avx2" or "baseline"
+/// (`crate::core::isa`).
+#[ocaml_interop::export]
+pub fn nx_cpu_isa(cr: &mut OCamlRuntime, _unit: OCaml<()>) -> OCaml<String> {
+    isa::name().to_ocaml(cr)
 }
 
 /// Sets the thread count; "" or why not.

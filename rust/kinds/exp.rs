@@ -426,7 +426,7 @@ pub(crate) fn expm1_fast<T: ExpConsts>(x: T) -> T {
 /// by [`exp_f64_slice_portable`], whose bits they are.
 pub fn exp_f64_slice(x: &[f64], out: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
-    if super::wide::avx512() {
+    if crate::core::isa::avx512() {
         // SAFETY: the CPU has AVX-512 F, VL, DQ and BW (checked above).
         return unsafe { exp64_slice_avx512(x, out) };
     }

@@ -34,7 +34,7 @@ macro_rules! slice_form {
             fn body($($arg: $ty),*) $body
 
             #[cfg(target_arch = "x86_64")]
-            if $crate::kinds::wide::avx512() {
+            if $crate::core::isa::avx512() {
                 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw")]
                 fn avx512($($arg: $ty),*) {
                     body($($arg),*)
@@ -70,28 +70,7 @@ pub(crate) fn widest<A, R>(f: impl FnOnce(A) -> R, a: A) -> R {
     f(a)
 }
 
-/// Whether the slice forms run their AVX-512 compilation: the CPU has
-/// AVX-512 F, VL, DQ and BW (each detected once, then read from the
-/// standard library's cache).
-#[cfg(target_arch = "x86_64")]
-#[inline]
-pub(crate) fn avx512() -> bool {
-    #[cfg(test)]
-    if BASELINE.get() {
-        return false;
-    }
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512vl")
-        && std::arch::is_x86_feature_detected!("avx512dq")
-        && std::arch::is_x86_feature_detected!("avx512bw")
-}
-
-#[cfg(all(test, target_arch = "x86_64"))]
-thread_local! {
-    /// Whether this thread's slice forms run their baseline compilation
-    /// whatever the CPU has (set by [`on_each_compilation`]).
-    static BASELINE: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
-}
+use crate::core::isa::avx512;
 
 /// Runs `check` on each compilation of the slice forms that this CPU
 /// runs, the name of the compilation its argument: the baseline, then
@@ -100,9 +79,9 @@ thread_local! {
 pub(crate) fn on_each_compilation(check: impl Fn(&str)) {
     #[cfg(target_arch = "x86_64")]
     {
-        BASELINE.set(true);
+        crate::core::isa::baseline_here(true);
         check("baseline");
-        BASELINE.set(false);
+        crate::core::isa::baseline_here(false);
         if avx512() {
             check("AVX-512");
         } else {

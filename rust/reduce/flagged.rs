@@ -190,7 +190,7 @@ macro_rules! flagged {
         pub(super) fn $name(terms: &[$f]) -> Option<($f, usize)> {
             #[cfg(target_arch = "x86_64")]
             {
-                let wide = crate::kinds::wide::avx512();
+                let wide = crate::core::isa::avx512();
                 let group = if wide { 256 } else { 128 } / core::mem::size_of::<$f>();
                 if terms.len() >= group && mxcsr_allows() && raises_ie() {
                     let (extreme, nan) = if wide {
