@@ -930,7 +930,11 @@ module type S = sig
 
   val pp : Format.formatter -> ('a, 'b) t -> unit
   (** [pp] formats a tensor as described above: dtype and shape (unless a
-      short vector or scalar), then the elements, one row a line. *)
+      short vector or scalar), a break hint, then the elements, one row a
+      line, rows in a vertical box. Like other Format printers it opens no
+      box around the whole: within one (the toplevel's, or ["@[%a@]"] as
+      {!to_string} and {!print} use) the elements stay on the header's line
+      when they fit. *)
 
   val to_string : ('a, 'b) t -> string
   (** [to_string t] is [t] as {!pp} formats it. *)
