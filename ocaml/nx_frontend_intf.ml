@@ -926,6 +926,93 @@ module type S = sig
   (** [outer a b] is the matrix of the products of [a]'s and [b]'s
       flattened elements, of shape [[numel a; numel b]]. *)
 
+  val kron : ('a, 'b) t -> ('a, 'b) t -> ('a, 'b) t
+  (** [kron a b] is the Kronecker product of [a] and [b], of shape
+      [[a.shape.(i) * b.shape.(i)]], the shorter shape prefixed by 1s. It is
+      one elementwise product of two stride-0 views. *)
+
+  val cross : ?axis:int -> ('a, 'b) t -> ('a, 'b) t -> ('a, 'b) t
+  (** [cross ?axis a b] is the cross product of the 3-vectors of [a] and
+      [b] along [axis] (default -1), the two broadcast.
+
+      Raises [Invalid_argument] if that axis's extent is not 3. *)
+
+  (** {1:random Random numbers}
+
+      Every sample is computed by one kernel call from a key: the bits at
+      each element are SplitMix64's finaliser of the element's row-major
+      number mixed with the key, so a key gives the same tensor whatever the
+      threads. The functions take their key from {!Rng.next_key}. *)
+
+  (** Splittable keys and implicit key management. *)
+  module Rng : sig
+    type key = int
+    (** The type for keys: non-negative integers. *)
+
+    val key : int -> key
+    (** [key seed] is the key of [seed]. *)
+
+    val split : ?n:int -> key -> key array
+    (** [split ?n k] is [n] (default 2) keys derived from [k], each
+        independent of the others and of [k]'s own samples.
+
+        Raises [Invalid_argument] if [n] is negative. *)
+
+    val fold_in : key -> int -> key
+    (** [fold_in k data] is the key derived from [k] and [data]. *)
+
+    val to_int : key -> int
+    (** [to_int k] is [k]. *)
+
+    val next_key : unit -> key
+    (** [next_key ()] is the next key of the innermost {!run} or {!with_key}
+        scope of the calling domain: the scope's key folded with the count of
+        keys it gave. Outside any scope, a key from a generator seeded by the
+        system, different at each run. *)
+
+    val run : seed:int -> (unit -> 'a) -> 'a
+    (** [run ~seed f] is [f ()] in a scope of key [key seed]: the same seed
+        and calls give the same keys, and so the same samples. Scopes nest;
+        the outer one resumes when [f] returns or raises. *)
+
+    val with_key : key -> (unit -> 'a) -> 'a
+    (** [with_key k f] is {!run} from the key [k]. *)
+  end
+
+  val rand : ('a, 'b) dtype -> int array -> ('a, 'b) t
+  (** [rand dtype shape] samples uniformly from \[0, 1): multiples of
+      2{^-p}, [p] the dtype's precision, so that none rounds to 1.
+
+      Raises [Invalid_argument] if [dtype] is not a float dtype. *)
+
+  val randn : ('a, 'b) dtype -> int array -> ('a, 'b) t
+  (** [randn dtype shape] samples the standard normal distribution by the
+      Box-Muller transform, in float64 then rounded to [dtype].
+
+      Raises [Invalid_argument] if [dtype] is not a float dtype. *)
+
+  val randint : ('a, 'b) dtype -> ?high:int -> int array -> int -> ('a, 'b) t
+  (** [randint dtype ?high shape low] samples integers uniformly from
+      \[[low], [high]) ([high] defaults to 10), as 64 random bits modulo
+      [high - low].
+
+      Raises [Invalid_argument] if [dtype] is not an integer dtype or [low >=
+      high]. *)
+
+  val bernoulli : p:float -> int array -> (bool, bool_elt) t
+  (** [bernoulli ~p shape] samples booleans, [true] with probability [p].
+
+      Raises [Invalid_argument] if [p] is not in \[0, 1\]. *)
+
+  val categorical : ?axis:int -> ?shape:int array -> ('a, 'b) t -> (int32, int32_elt) t
+  (** [categorical ?axis ?shape logits] samples class indices along [axis]
+      (default -1) from the unnormalised log-probabilities [logits], by the
+      Gumbel-max trick: {!argmax} of [logits] plus Gumbel noise. [shape]
+      prepends batch axes.
+
+      Raises [Invalid_argument] if [logits] is not of a float dtype or
+      [axis] is out of bounds. *)
+
   (** {1:print Printing} *)
 
   val pp : Format.formatter -> ('a, 'b) t -> unit

@@ -300,8 +300,52 @@ let printing () =
     (s (reshape [| 6; 1 |] (arange int32 0 6 1)));
   Alcotest.(check string) "long row" "int32 [1000] [0, 1, ..., 998, 999]" (s (arange int32 0 1000 1))
 
+let products () =
+  check_ints "kron" [ 0; 5; 0; 10; 6; 7; 12; 14; 0; 15; 0; 20; 18; 21; 24; 28 ]
+    (kron (i32 [| 2; 2 |] [ 1; 2; 3; 4 ]) (i32 [| 2; 2 |] [ 0; 5; 6; 7 ]));
+  shape_is "kron ranks" [ 2; 6 ] (kron (i32 [| 3 |] [ 1; 2; 3 ]) (i32 [| 2; 2 |] [ 1; 0; 0; 1 ]));
+  check_ints "cross" [ -3; 6; -3; 0; 0; 1 ]
+    (cross (i32 [| 2; 3 |] [ 1; 2; 3; 1; 0; 0 ]) (i32 [| 2; 3 |] [ 4; 5; 6; 0; 1; 0 ]));
+  check_ints "cross axis 0, broadcast" [ 0; 0; 1 ] (cross ~axis:0 (i32 [| 3 |] [ 1; 0; 0 ]) (i32 [| 3 |] [ 0; 1; 0 ]));
+  raises_named "cross" (fun () -> cross (i32 [| 2 |] [ 1; 2 ]) (i32 [| 2 |] [ 1; 2 ]));
+  check_ints "outer" [ 3; 4; 6; 8 ] (outer (i32 [| 2 |] [ 1; 2 ]) (i32 [| 2 |] [ 3; 4 ]))
+
+let random () =
+  let n = 200_000 in
+  let u = Rng.run ~seed:7 (fun () -> rand float32 [| n |]) in
+  Alcotest.(check bool) "in [0, 1)" true (item [] (all (less_s u 1.)) && item [] (all (greater_equal_s u 0.)));
+  Alcotest.(check (float 0.01)) "uniform mean" 0.5 (item [] (mean u));
+  Alcotest.(check (float 0.01)) "uniform variance" (1. /. 12.) (item [] (var u));
+  let again = Rng.run ~seed:7 (fun () -> rand float32 [| n |]) in
+  Alcotest.(check bool) "a seed repeats" true (item [] (array_equal u again));
+  Nx_cpu.set_threads 1;
+  let one = Rng.run ~seed:7 (fun () -> rand float32 [| n |]) in
+  Nx_cpu.set_threads 3;
+  Alcotest.(check bool) "whatever the threads" true (item [] (array_equal u one));
+  Nx_cpu.set_threads 2;
+  let other = Rng.run ~seed:8 (fun () -> rand float32 [| n |]) in
+  Alcotest.(check bool) "another seed differs" false (item [] (array_equal u other));
+  let k1, k2 = Rng.run ~seed:1 (fun () -> (Rng.next_key (), Rng.next_key ())) in
+  Alcotest.(check bool) "next keys differ" true (k1 <> k2);
+  let z = Rng.run ~seed:3 (fun () -> randn float64 [| n |]) in
+  Alcotest.(check (float 0.01)) "normal mean" 0. (item [] (mean z));
+  Alcotest.(check (float 0.01)) "normal std" 1. (item [] (std z));
+  let r = Rng.run ~seed:4 (fun () -> randint int32 ~high:7 [| n |] (-3)) in
+  check_ints "randint range" [ -3; 6 ] (stack [ min r; max r ]);
+  let b = Rng.run ~seed:5 (fun () -> bernoulli ~p:0.3 [| n |]) in
+  Alcotest.(check (float 0.01)) "bernoulli" 0.3 (item [] (mean (cast float64 b)));
+  check_bools "bernoulli 0" [ false ] (any (bernoulli ~p:0. [| 100 |]) |> reshape [| 1 |]);
+  let logits = create float32 [| 2 |] [| 0.; Float.log 3. |] in
+  let c = Rng.run ~seed:6 (fun () -> categorical ~shape:[| n |] logits) in
+  shape_is "categorical shape" [ n ] c;
+  Alcotest.(check (float 0.01)) "categorical" 0.75 (item [] (mean (cast float64 c)));
+  raises_named "rand" (fun () -> rand int32 [| 2 |]);
+  raises_named "randint" (fun () -> randint int32 ~high:1 [| 2 |] 1);
+  raises_named "bernoulli" (fun () -> bernoulli ~p:2. [| 2 |])
+
 let tests =
   [ ("errors name their function", `Quick, errors); ("properties", `Quick, properties);
     ("views share memory", `Quick, views_share); ("creation", `Quick, creation); ("shapes", `Quick, shapes);
     ("indexing", `Quick, indexing); ("elementwise", `Quick, elementwise); ("reductions and scans", `Quick, reductions);
-    ("a sum's bits are the kernel's", `Quick, kernel_bits); ("printing", `Quick, printing) ]
+    ("a sum's bits are the kernel's", `Quick, kernel_bits); ("printing", `Quick, printing);
+    ("kron, cross, outer", `Quick, products); ("random numbers", `Quick, random) ]
