@@ -141,11 +141,25 @@ module Make (K : Nx_kernel.S) = struct
     | Arr.Declined m -> fail name "%s declines: %s" K.name m
     | Arr.Refused m -> fail name "%s" m
 
+  (* [m] without [prefix], if it starts with it. *)
+  let strip prefix m =
+    let n = String.length prefix in
+    if String.length m >= n && String.sub m 0 n = prefix then String.sub m n (String.length m - n) else m
+
+  (* Prog.make's reason, less its own name and the node's number (the
+     program is ours, not the caller's). *)
+  let reason m =
+    let m = strip "Nx_kernel.Prog.make: " m in
+    match String.index_opt m ':' with
+    | Some i when String.length m > 5 && String.sub m 0 5 = "node " && i + 2 <= String.length m ->
+        String.sub m (i + 2) (String.length m - i - 2)
+    | _ -> m
+
   (* A program whose output is its last node, rounded into [out]. *)
   let program name ~operands nodes (out : ('v, 's) dtype) =
     let make nodes =
       try P.make ~operands nodes ~outputs:[| Array.length nodes - 1 |]
-      with Invalid_argument m -> fail name "%s" m
+      with Invalid_argument m -> fail name "%s" (reason m)
     in
     let p = make nodes in
     let (D.Any got) = P.output_dtype p 0 in
@@ -1144,8 +1158,8 @@ module Make (K : Nx_kernel.S) = struct
   (* [fn] of [t] if it is float, else of its cast to float64, cast back. *)
   let through_float (type a b) name fn (t : (a, b) t) : (a, b) t =
     match dtype t with
-    | D.Complex64 -> fail name "complex dtypes are not supported yet"
-    | D.Complex128 -> fail name "complex dtypes are not supported yet"
+    | D.Complex64 -> fail name "complex dtypes are not supported"
+    | D.Complex128 -> fail name "complex dtypes are not supported"
     | D.Float4_e2m1fn -> fn.f t | D.Float8_e4m3fn -> fn.f t | D.Float8_e5m2 -> fn.f t
     | D.Float16 -> fn.f t | D.Bfloat16 -> fn.f t | D.Float32 -> fn.f t | D.Float64 -> fn.f t
     | d -> cast d (fn.f (cast D.Float64 t))
@@ -1164,22 +1178,39 @@ module Make (K : Nx_kernel.S) = struct
       in
       through_float "mean" { f = go } t
 
+  (* The variance of a complex tensor: the mean of |x - mean x|², as a
+     complex number of zero imaginary part. *)
+  let complex_variance name ?axes ?(keepdims = false) ~ddof t =
+    let d = dtype t in
+    let sh = shape t in
+    let axes = reduction_axes name (ndim t) axes in
+    let n = List.fold_left (fun n a -> n * sh.(a)) 1 axes in
+    if ddof >= n then fail name "ddof %d is not below the %d elements reduced" ddof n;
+    let centred = sub t (div_s (sum ~axes ~keepdims:true t) (of_int d n)) in
+    let magnitude = unary name P.Abs centred in
+    let squares = sum ~axes ~keepdims (mul magnitude magnitude) in
+    div_s squares (of_int d (n - ddof))
+
   let var ?axes ?keepdims ?(ddof = 0) t =
-    let go (type e) (x : (float, e) t) : (float, e) t =
-      let _, v, n = moments "var" ?axes ?keepdims x in
-      if ddof >= n then fail "var" "ddof %d is not below the %d elements reduced" ddof n;
-      if ddof = 0 then v else mul_s v (float_of_int n /. float_of_int (n - ddof))
-    in
-    through_float "var" { f = go } t
+    if D.is_complex (dtype t) then complex_variance "var" ?axes ?keepdims ~ddof t
+    else
+      let go (type e) (x : (float, e) t) : (float, e) t =
+        let _, v, n = moments "var" ?axes ?keepdims x in
+        if ddof >= n then fail "var" "ddof %d is not below the %d elements reduced" ddof n;
+        if ddof = 0 then v else mul_s v (float_of_int n /. float_of_int (n - ddof))
+      in
+      through_float "var" { f = go } t
 
   let std ?axes ?keepdims ?(ddof = 0) t =
-    let go (type e) (x : (float, e) t) : (float, e) t =
-      let _, v, n = moments "std" ?axes ?keepdims x in
-      if ddof >= n then fail "std" "ddof %d is not below the %d elements reduced" ddof n;
-      let v = if ddof = 0 then v else mul_s v (float_of_int n /. float_of_int (n - ddof)) in
-      unary "std" P.Sqrt v
-    in
-    through_float "std" { f = go } t
+    if D.is_complex (dtype t) then unary "std" P.Sqrt (complex_variance "std" ?axes ?keepdims ~ddof t)
+    else
+      let go (type e) (x : (float, e) t) : (float, e) t =
+        let _, v, n = moments "std" ?axes ?keepdims x in
+        if ddof >= n then fail "std" "ddof %d is not below the %d elements reduced" ddof n;
+        let v = if ddof = 0 then v else mul_s v (float_of_int n /. float_of_int (n - ddof)) in
+        unary "std" P.Sqrt v
+      in
+      through_float "std" { f = go } t
 
   let arg name m ?axis:ax ?(keepdims = false) t =
     let nd = ndim t in

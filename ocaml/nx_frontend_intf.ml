@@ -879,11 +879,13 @@ module type S = sig
       rounded toward zero. *)
 
   val var : ?axes:int list -> ?keepdims:bool -> ?ddof:int -> ('a, 'b) t -> ('a, 'b) t
-  (** [var ?axes ?keepdims ?ddof t] is the variance Σ(x - mean)² / (N -
-      [ddof]) along [axes]; [ddof] defaults to 0.
+  (** [var ?axes ?keepdims ?ddof t] is the variance Σ|x - mean|² / (N -
+      [ddof]) along [axes], N the number of elements reduced; [ddof] defaults
+      to 0. Floats use the kernels' Moments (two passes); integers are
+      computed in float64 and rounded toward zero; complex numbers give a
+      real variance as a complex number.
 
-      Raises [Invalid_argument] if [ddof >= N] or [t] is complex (not
-      supported yet). *)
+      Raises [Invalid_argument] if [ddof >= N]. *)
 
   val std : ?axes:int list -> ?keepdims:bool -> ?ddof:int -> ('a, 'b) t -> ('a, 'b) t
   (** [std ?axes ?keepdims ?ddof t] is the square root of {!var}. *)
