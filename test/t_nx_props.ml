@@ -172,6 +172,72 @@ let reshape_contiguous =
       Array.fold_left ( * ) 1 target <> size t
       || Nx_array.to_list (reshape target t) = Nx_array.to_list t)
 
+(* A layout without broadcast axes, whose elements can be written. *)
+let rec writable st shape =
+  let t = layout st shape in
+  if Array.exists (fun s -> s = 0) (Nx_array.strides t) && size t > 1 then writable st shape else t
+
+let setting_slices =
+  cases "set_slice writes where slice reads, last write winning" 300 (fun st ->
+      let sh = random_shape st ~max_rank:3 ~max_extent:4 in
+      let t = writable st sh in
+      let r = Array.length sh in
+      let k = Random.State.int st (r + 1) in
+      let specs = List.map fst (List.init k (fun a -> spec st sh.(a))) in
+      let target = slice specs t in
+      (* values of the selection's shape, or of a broadcastable suffix *)
+      let vs = shape target in
+      let vs = if Random.State.bool st && Array.length vs > 0 then Array.sub vs 1 (Array.length vs - 1) else vs in
+      let v = init int32 vs (fun _ -> Int32.of_int (1000 + Random.State.int st 1000)) in
+      (* the reference: t's elements by index, then each selected index set *)
+      let want = Hashtbl.create 64 in
+      List.iter (fun idx -> Hashtbl.replace want idx (Nx_array.get t idx)) (indices sh);
+      (* read the source index of each selected element through a slice of
+         an index tensor: the same specs over the tensor of flat numbers *)
+      let numbers = reshape sh (arange int64 0 (Array.fold_left ( * ) 1 sh) 1) in
+      let picked = slice specs numbers in
+      let vb = broadcast_to (shape picked) v in
+      let strides = Nx_array.contiguous_strides sh in
+      let unflat f = Array.mapi (fun a s -> f / s mod sh.(a)) strides in
+      List.iter
+        (fun out -> Hashtbl.replace want (unflat (Int64.to_int (Nx_array.get picked out))) (Nx_array.get vb out))
+        (indices (shape picked));
+      set_slice specs t v;
+      List.for_all (fun idx -> Nx_array.get t idx = Hashtbl.find want idx) (indices sh)
+      || QCheck.Test.fail_reportf "set_slice into %s" (show t))
+
+let movements =
+  cases "transpose, flip, roll, tile, repeat, pad, split and concatenate move elements as their index maps say" 200 (fun st ->
+      let sh = random_shape st ~max_rank:3 ~max_extent:4 in
+      let r = Array.length sh in
+      let t = layout st sh in
+      let get = Nx_array.get in
+      let agrees name out f =
+        List.for_all (fun idx -> get out idx = f idx) (indices (shape out))
+        || QCheck.Test.fail_reportf "%s of %s" name (show t)
+      in
+      let perm = Array.of_list (List.map snd (List.sort compare (List.init r (fun a -> (Random.State.bits st, a))))) in
+      let flips = List.filter (fun _ -> Random.State.bool st) (List.init r Fun.id) in
+      let reps = Array.init r (fun _ -> Random.State.int st 3) in
+      let widths = Array.init r (fun _ -> (Random.State.int st 2, Random.State.int st 2)) in
+      agrees "transpose" (transpose ~axes:(Array.to_list perm) t) (fun idx ->
+          let src = Array.make r 0 in
+          Array.iteri (fun i a -> src.(a) <- idx.(i)) perm;
+          get t src)
+      && agrees "flip" (flip ~axes:flips t) (fun idx -> get t (Array.mapi (fun a i -> if List.mem a flips then sh.(a) - 1 - i else i) idx))
+      && agrees "tile" (tile reps t) (fun idx -> get t (Array.mapi (fun a i -> i mod sh.(a)) idx))
+      && agrees "pad" (pad widths 7l t) (fun idx ->
+             let src = Array.mapi (fun a i -> i - fst widths.(a)) idx in
+             if Array.for_all2 (fun i n -> i >= 0 && i < n) src sh then get t src else 7l)
+      && (r = 0
+         ||
+         let a = Random.State.int st r in
+         let n = sh.(a) and shift = Random.State.int st 9 - 4 and k = Random.State.int st 3 in
+         agrees "roll" (roll ~axis:a shift t) (fun idx ->
+             get t (Array.mapi (fun b i -> if b = a then (((i - shift) mod n) + n) mod n else i) idx))
+         && agrees "repeat" (repeat ~axis:a k t) (fun idx -> get t (Array.mapi (fun b i -> if b = a then i / k else i) idx))
+         && agrees "concatenate of array_split" (concatenate ~axis:a (array_split ~axis:a (`Count (1 + Random.State.int st 3)) t)) (get t)))
+
 (* A fixed seed, so a failure reproduces; each case prints its own seed. *)
 let tests =
-  List.map (QCheck_alcotest.to_alcotest ~rand:(Random.State.make [| 2026 |])) [ broadcasting; slicing; reshaping; reshape_contiguous ]
+  List.map (QCheck_alcotest.to_alcotest ~rand:(Random.State.make [| 2026 |])) [ broadcasting; slicing; setting_slices; reshaping; reshape_contiguous; movements ]
