@@ -492,7 +492,9 @@ module Make (K : Nx_kernel.S) = struct
       let merged = ref 1 in
       for a = s to e do merged := !merged * sh.(a) done;
       let target = Array.concat [ Array.sub sh 0 s; [| !merged |]; Array.sub sh (e + 1) (nd - e - 1) ] in
-      reshape_named "flatten" target t
+      match reshape_strides sh (Arr.strides t) target with
+      | Some _ -> reshape_named "flatten" target t
+      | None -> reshape_named "flatten" target (copy t)
     end
 
   let unflatten d sizes t =

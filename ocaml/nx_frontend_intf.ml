@@ -384,12 +384,14 @@ module type S = sig
       or as {!broadcast_to}. *)
 
   val flatten : ?start_dim:int -> ?end_dim:int -> ('a, 'b) t -> ('a, 'b) t
-  (** [flatten ?start_dim ?end_dim t] is the view of [t] with axes
-      [start_dim] (default 0) to [end_dim] (default -1, the last) merged into
-      one; negative axes count from the end. A scalar gives shape [[|1|]].
+  (** [flatten ?start_dim ?end_dim t] is [t] with axes [start_dim]
+      (default 0) to [end_dim] (default -1, the last) merged into one;
+      negative axes count from the end. It is a view where [t]'s strides
+      allow one, else a copy (unlike {!reshape} and {!ravel}). A scalar gives
+      shape [[|1|]].
 
-      Raises [Invalid_argument] if an axis is out of bounds, or as
-      {!reshape}. *)
+      Raises [Invalid_argument] if an axis is out of bounds or [start_dim]
+      comes after [end_dim]. *)
 
   val unflatten : int -> int array -> ('a, 'b) t -> ('a, 'b) t
   (** [unflatten dim sizes t] is the view of [t] with axis [dim] split into

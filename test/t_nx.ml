@@ -165,6 +165,8 @@ let shapes () =
   shape_is "swapaxes" [ 4; 3; 2 ] (swapaxes 0 2 (zeros int8 [| 2; 3; 4 |]));
   shape_is "unflatten -1" [ 3; 2; 5 ] (unflatten 0 [| -1; 2 |] (zeros int8 [| 6; 5 |]));
   shape_is "flatten scalar" [ 1 ] (flatten (scalar int8 1));
+  check_ints "flatten copies where it must" [ 0; 3; 1; 4; 2; 5 ] (flatten (transpose m));
+  Alcotest.(check bool) "flatten is a view where it can" true (shares m (flatten ~start_dim:1 m));
   let a, b = broadcasted ~reverse:true (zeros int8 [| 3; 1 |]) (zeros int8 [| 5 |]) in
   shape_is "broadcasted" [ 3; 5 ] a;
   shape_is "broadcasted" [ 3; 5 ] b;
