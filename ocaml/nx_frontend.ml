@@ -1423,6 +1423,54 @@ module Make (K : Nx_kernel.S) = struct
     ignore (emit b (P.Op2 (P.Lt, u, f64 b p)));
     generate "bernoulli" D.Bool shape (nodes_of b)
 
+  (* erfinv y, y in (-1, 1), given w = -log (1 - y²): Giles's polynomial
+     approximations (w < 5, else in sqrt w), then two Newton steps on the
+     kernels' erf. *)
+  let erfinv_nodes b y w =
+    let poly x coefficients =
+      List.fold_left (fun acc c -> emit b (P.Op2 (P.Add, emit b (P.Op2 (P.Mul, acc, x)), f64 b c))) (f64 b (List.hd coefficients)) (List.tl coefficients)
+    in
+    let central =
+      poly (emit b (P.Op2 (P.Sub, w, f64 b 2.5)))
+        [ 2.81022636e-08; 3.43273939e-07; -3.5233877e-06; -4.39150654e-06; 0.00021858087; -0.00125372503;
+          -0.00417768164; 0.246640727; 1.50140941 ]
+    in
+    let tail =
+      poly (emit b (P.Op2 (P.Sub, emit b (P.Op1 (P.Unary P.Sqrt, w)), f64 b 3.)))
+        [ -0.000200214257; 0.000100950558; 0.00134934322; -0.00367342844; 0.00573950773; -0.0076224613;
+          0.00943887047; 1.00167406; 2.83297682 ]
+    in
+    let p = emit b (P.Where (emit b (P.Op2 (P.Lt, w, f64 b 5.)), central, tail)) in
+    let newton x =
+      let e = emit b (P.Op2 (P.Sub, emit b (P.Op1 (P.Unary P.Erf, x)), y)) in
+      let slope = emit b (P.Op2 (P.Mul, f64 b (2. /. Float.sqrt Float.pi), emit b (P.Op1 (P.Unary P.Exp, emit b (P.Op1 (P.Unary P.Neg, emit b (P.Op1 (P.Unary P.Square, x)))))))) in
+      emit b (P.Op2 (P.Sub, x, emit b (P.Op2 (P.Div, e, slope))))
+    in
+    newton (newton (emit b (P.Op2 (P.Mul, p, y))))
+
+  let truncated_normal d ~lower ~upper shape =
+    float_dtype "truncated_normal" d;
+    if not (lower < upper) then fail "truncated_normal" "lower %g is not below upper %g" lower upper;
+    check_shape "truncated_normal" shape;
+    (* above zero, sample [-upper, -lower] and negate, where the normal's
+       distribution function keeps its precision *)
+    let flip = lower > 0. in
+    let lo, hi = if flip then (-.upper, -.lower) else (lower, upper) in
+    let cdf x = 0.5 *. (1. +. Float.erf (x /. Float.sqrt 2.)) in
+    let pa = cdf lo and pb = cdf hi in
+    let b = { rev = []; count = 0 } in
+    let s, _ = seeds () in
+    let u = unit_float b (random_bits b shape s) 53 in
+    (* p = pa + u (pb - pa); y = 2p - 1; w = -log (4 p (1 - p)) = -log (1 - y²) *)
+    let p = emit b (P.Op2 (P.Add, f64 b pa, emit b (P.Op2 (P.Mul, u, f64 b (pb -. pa))))) in
+    let y = emit b (P.Op2 (P.Sub, emit b (P.Op2 (P.Mul, p, f64 b 2.)), f64 b 1.)) in
+    let q = emit b (P.Op2 (P.Sub, f64 b 1., p)) in
+    let w = emit b (P.Op1 (P.Unary P.Neg, emit b (P.Op1 (P.Unary P.Log, emit b (P.Op2 (P.Mul, f64 b 4., emit b (P.Op2 (P.Mul, p, q)))))))) in
+    let x = emit b (P.Op2 (P.Mul, f64 b (Float.sqrt 2.), erfinv_nodes b y w)) in
+    let x = emit b (P.Op2 (P.Minimum, emit b (P.Op2 (P.Maximum, x, f64 b lo)), f64 b hi)) in
+    if flip then ignore (emit b (P.Op1 (P.Unary P.Neg, x)));
+    generate "truncated_normal" d shape (nodes_of b)
+
   let categorical ?axis:(ax = -1) ?shape:(batch = [||]) logits =
     float_dtype "categorical" (dtype logits);
     check_shape "categorical" batch;

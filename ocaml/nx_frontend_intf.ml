@@ -1008,6 +1008,16 @@ module type S = sig
 
       Raises [Invalid_argument] if [p] is not in \[0, 1\]. *)
 
+  val truncated_normal : ('a, 'b) dtype -> lower:float -> upper:float -> int array -> ('a, 'b) t
+  (** [truncated_normal dtype ~lower ~upper shape] samples the standard
+      normal distribution truncated to \[[lower], [upper]\], by its inverse
+      distribution function (erfinv by Giles's approximation refined by two
+      Newton steps, in float64) at uniform points between the bounds'
+      probabilities.
+
+      Raises [Invalid_argument] if [dtype] is not a float dtype or [lower >=
+      upper]. *)
+
   val categorical : ?axis:int -> ?shape:int array -> ('a, 'b) t -> (int32, int32_elt) t
   (** [categorical ?axis ?shape logits] samples class indices along [axis]
       (default -1) from the unnormalised log-probabilities [logits], by the

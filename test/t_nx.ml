@@ -346,6 +346,16 @@ let random () =
   let c = Rng.run ~seed:6 (fun () -> categorical ~shape:[| n |] logits) in
   shape_is "categorical shape" [ n ] c;
   Alcotest.(check (float 0.01)) "categorical" 0.75 (item [] (mean (cast float64 c)));
+  let t = Rng.run ~seed:9 (fun () -> truncated_normal float64 ~lower:(-1.) ~upper:2. [| n |]) in
+  Alcotest.(check bool) "truncated within bounds" true
+    (item [] (all (greater_equal_s t (-1.))) && item [] (all (less_equal_s t 2.)));
+  (* the mean of the standard normal truncated to [a, b]: (φ(a) - φ(b)) / (Φ(b) - Φ(a)) *)
+  let pdf x = Float.exp (-.x *. x /. 2.) /. Float.sqrt (2. *. Float.pi) and cdf x = 0.5 *. (1. +. Float.erf (x /. Float.sqrt 2.)) in
+  Alcotest.(check (float 0.01)) "truncated mean" ((pdf (-1.) -. pdf 2.) /. (cdf 2. -. cdf (-1.))) (item [] (mean t));
+  let tail = Rng.run ~seed:10 (fun () -> truncated_normal float64 ~lower:4. ~upper:5. [| n |]) in
+  Alcotest.(check (float 0.01)) "truncated tail mean" ((pdf 4. -. pdf 5.) /. (cdf 5. -. cdf 4.)) (item [] (mean tail));
+  Alcotest.(check bool) "tail within bounds" true (item [] (all (greater_equal_s tail 4.)) && item [] (all (less_equal_s tail 5.)));
+  raises_named "truncated_normal" (fun () -> truncated_normal float32 ~lower:1. ~upper:1. [| 2 |]);
   raises_named "rand" (fun () -> rand int32 [| 2 |]);
   raises_named "randint" (fun () -> randint int32 ~high:1 [| 2 |] 1);
   raises_named "bernoulli" (fun () -> bernoulli ~p:2. [| 2 |])
