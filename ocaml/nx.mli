@@ -8,7 +8,12 @@
                                                    [4, 5, 6]]
     ]}
 
-    The values are those of {!Nx_frontend_intf.S}, documented there. *)
+    The values are those of {!Nx_frontend_intf.S}, documented there.
+    [#require "nx_cpu"] installs {!pp} as the printer of tensors in [ocaml]
+    (the archive of [nx_cpu.top], loaded in toplevels alone) and in utop
+    (the attribute below). The plain [ocaml] toplevel writes types with
+    their module, as [(float, Nx.float32_elt) Nx.t], unless started with
+    [-short-paths]; utop writes them as above. *)
 
 include Nx_frontend_intf.S
 

@@ -1193,26 +1193,28 @@ module Make (K : Nx_kernel.S) = struct
     let squares = sum ~axes ~keepdims (mul magnitude magnitude) in
     div_s squares (of_int d (n - ddof))
 
+  (* The variance of a real tensor, [ddof] checked before any kernel runs. *)
+  let real_variance name ?axes ?keepdims ~ddof t =
+    let n = List.fold_left (fun n a -> n * (shape t).(a)) 1 (reduction_axes name (ndim t) axes) in
+    if ddof >= n then fail name "ddof %d is not below the %d elements reduced" ddof n;
+    let go (type e) (x : (float, e) t) : (float, e) t =
+      let _, v, _ = moments name ?axes ?keepdims x in
+      if ddof = 0 then v else mul_s v (float_of_int n /. float_of_int (n - ddof))
+    in
+    through_float name { f = go } t
+
   let var ?axes ?keepdims ?(ddof = 0) t =
     if D.is_complex (dtype t) then complex_variance "var" ?axes ?keepdims ~ddof t
-    else
-      let go (type e) (x : (float, e) t) : (float, e) t =
-        let _, v, n = moments "var" ?axes ?keepdims x in
-        if ddof >= n then fail "var" "ddof %d is not below the %d elements reduced" ddof n;
-        if ddof = 0 then v else mul_s v (float_of_int n /. float_of_int (n - ddof))
-      in
-      through_float "var" { f = go } t
+    else real_variance "var" ?axes ?keepdims ~ddof t
 
   let std ?axes ?keepdims ?(ddof = 0) t =
-    if D.is_complex (dtype t) then unary "std" P.Sqrt (complex_variance "std" ?axes ?keepdims ~ddof t)
-    else
-      let go (type e) (x : (float, e) t) : (float, e) t =
-        let _, v, n = moments "std" ?axes ?keepdims x in
-        if ddof >= n then fail "std" "ddof %d is not below the %d elements reduced" ddof n;
-        let v = if ddof = 0 then v else mul_s v (float_of_int n /. float_of_int (n - ddof)) in
-        unary "std" P.Sqrt v
-      in
-      through_float "std" { f = go } t
+    let v =
+      if D.is_complex (dtype t) then complex_variance "std" ?axes ?keepdims ~ddof t
+      else real_variance "std" ?axes ?keepdims ~ddof t
+    in
+    let d = dtype t in
+    if not (D.is_float d || D.is_complex d) then through_float "std" { f = (fun x -> unary "std" P.Sqrt x) } v
+    else unary "std" P.Sqrt v
 
   let arg name m ?axis:ax ?(keepdims = false) t =
     let nd = ndim t in

@@ -7,7 +7,9 @@
     strides and an offset (both in elements). Functions documented as views
     ({!reshape}, {!transpose}, {!slice}, {!broadcast_to}, ...) build a new
     view of the same buffer in O(1): writes through one are seen through the
-    other. Every other function returns a fresh C-contiguous tensor.
+    other. Other functions return a fresh C-contiguous tensor, but where
+    their documentation says they may return a view or the tensor itself
+    ({!contiguous}, {!flatten}, {!to_buffer}, {!of_buffer}, {!data}).
 
     {b Broadcasting.} Operands of different shapes are aligned from the
     right; along each axis their extents must be equal or one of them 1. An
@@ -22,7 +24,9 @@
 
     {b Errors.} A function raises [Invalid_argument] whose message starts
     with the function's name and says what is wrong, as
-    ["reshape: cannot reshape [2; 3] to [4]"], before any kernel runs.
+    ["reshape: cannot reshape [2; 3] to [4]"], before any kernel runs; a
+    kernel's refusal also comes back as [Invalid_argument] naming the
+    function.
 
     {b Printing.} A tensor prints as its dtype, shape and elements, as
     [float32 [2; 3] [[1, 2, 3],] / [ [4, 5, 6]]]; an axis longer than 4 shows

@@ -260,6 +260,8 @@ let reductions () =
   check_ints "mean of ints rounds toward zero" [ 2; 5 ] (mean ~axes:[ 1 ] m);
   check_floats "var" [ 2.25 ] (var ~axes:[ 0 ] (f64 [| 2 |] [ 1.; 4. ]));
   check_floats "std ddof" [ Float.sqrt 4.5 ] (std ~ddof:1 ~axes:[ 0 ] (f64 [| 2 |] [ 1.; 4. ]));
+  check_ints "std of ints, rounded toward zero" [ 2; 1 ] (stack [ std (i32 [| 2 |] [ 0; 5 ]); std (i32 [| 5 |] [ 1; 2; 3; 4; 5 ]) ]);
+  check_bools "std of bools" [ false ] (std (create bool [| 2 |] [| true; true |]) |> reshape [| 1 |]);
   let c = create complex128 [| 2 |] [| { Complex.re = 1.; im = 1. }; { Complex.re = -1.; im = -1. } |] in
   Alcotest.(check (list (float 1e-15))) "complex var" [ 2.; 0. ] (let v = item [] (var c) in [ v.re; v.im ]);
   Alcotest.(check (float 1e-15)) "complex std ddof" 2. (item [] (std ~ddof:1 c)).re;
