@@ -275,6 +275,9 @@ let reductions () =
   shape_is "cumsum flat shape" [ 6 ] (cumsum m);
   check_ints "cumprod" [ 1; 2; 6; 4; 20; 120 ] (cumprod ~axis:1 m);
   check_ints "cummax" [ 3; 3; 5 ] (cummax (i32 [| 3 |] [ 3; 1; 5 ]));
+  Alcotest.(check (list bool)) "cummax: NaN from the first NaN on" [ false; true; true ]
+    (List.map Float.is_nan (floats (cummax (f32 [| 3 |] [ 1.; Float.nan; 3. ]))));
+  Alcotest.(check bool) "mean: NaN propagates" true (Float.is_nan (item [] (mean (f32 [| 2 |] [ 1.; Float.nan ]))));
   check_ints "cummin" [ 3; 1; 1 ] (cummin (i32 [| 3 |] [ 3; 1; 5 ]));
   Alcotest.(check bool) "array_equal shapes" false (item [] (array_equal m (ravel m)));
   Alcotest.(check bool) "array_equal" true (item [] (array_equal m (copy m)))
