@@ -5,11 +5,11 @@
 
     A tensor is an {!Nx_array.t}: a view of a buffer with a dtype, a shape,
     strides and an offset (both in elements). Functions documented as views
-    ({!reshape}, {!transpose}, {!slice}, {!broadcast_to}, ...) build a new
+    ({!S.reshape}, {!S.transpose}, {!S.slice}, {!S.broadcast_to}, ...) build a new
     view of the same buffer in O(1): writes through one are seen through the
     other. Other functions return a fresh C-contiguous tensor, but where
     their documentation says they may return a view or the tensor itself
-    ({!contiguous}, {!flatten}, {!to_buffer}, {!of_buffer}, {!data}).
+    ({!S.contiguous}, {!S.flatten}, {!S.to_buffer}, {!S.of_buffer}, {!S.data}).
 
     {b Broadcasting.} Operands of different shapes are aligned from the
     right; along each axis their extents must be equal or one of them 1. An
@@ -19,8 +19,8 @@
     [reduce] or [scan]: sums, products, extremes, means and scans have the
     kernels' bits (lane order, see {!Nx_kernel}), whatever the layouts and
     threads. OCaml code reads or writes elements one by one only to build a
-    tensor from OCaml values ({!create}, {!init}), to read them out
-    ({!to_array}, {!item}) and to print.
+    tensor from OCaml values ({!S.create}, {!S.init}), to read them out
+    ({!S.to_array}, {!S.item}) and to print.
 
     {b Errors.} A function raises [Invalid_argument] whose message starts
     with the function's name and says what is wrong, as
@@ -33,7 +33,7 @@
     its first two and last two entries around ["..."]. A tensor of at most one
     dimension with nothing elided prints as its elements alone ([[1, 2, 3]],
     or [5] for a scalar), so short vectors read as in the examples.
-    {!pp} is a toplevel printer: loading the library into [ocaml] or [utop]
+    {!S.pp} is a toplevel printer: loading the library into [ocaml] or [utop]
     installs it. *)
 
 module type S = sig
@@ -219,7 +219,7 @@ module type S = sig
         - : int32 array = [|1l; 2l; 3l; 4l|]
       ]} *)
 
-  (** {1:create Creation} *)
+  (** {1:creation Creation} *)
 
   val create : ('a, 'b) dtype -> int array -> 'a array -> ('a, 'b) t
   (** [create dtype shape data] is a tensor of [shape] holding [data] in
@@ -356,7 +356,7 @@ module type S = sig
       Raises [Invalid_argument] if [indices] is not of an integer dtype or
       [num_classes <= 0]. *)
 
-  (** {1:shape Shape manipulation} *)
+  (** {1:shapes Shape manipulation} *)
 
   val reshape : int array -> ('a, 'b) t -> ('a, 'b) t
   (** [reshape shape t] is a view of [t]'s elements in row-major order with
@@ -569,7 +569,7 @@ module type S = sig
   (** [fill v t] is a fresh tensor of [t]'s dtype and shape whose every
       element is [v]; [t] is left alone. *)
 
-  (** {1:index Indexing} *)
+  (** {1:indexing Indexing} *)
 
   val get : int list -> ('a, 'b) t -> ('a, 'b) t
   (** [get indices t] is the view of [t] at [indices] along its first axes
@@ -585,7 +585,7 @@ module type S = sig
 
   val slice : index list -> ('a, 'b) t -> ('a, 'b) t
   (** [slice specs t] is the part of [t] that [specs] select, a view
-      unless an {!L} list does not step evenly.
+      unless an {!constructor-L} list does not step evenly.
 
       Raises [Invalid_argument] if an index is out of bounds, a step is 0, a
       mask is given (not supported yet) or there are more specs than axes. *)
@@ -594,7 +594,7 @@ module type S = sig
   (** [set_slice specs t v] writes [v], broadcast, into the part of [t] that
       [specs] select.
 
-      Raises [Invalid_argument] if [specs] hold {!N}, or as {!slice}. *)
+      Raises [Invalid_argument] if [specs] hold {!constructor-N}, or as {!slice}. *)
 
   val item : int list -> ('a, 'b) t -> 'a
   (** [item indices t] is the element of [t] at [indices] (negative from
@@ -1031,7 +1031,7 @@ module type S = sig
       Raises [Invalid_argument] if [logits] is not of a float dtype or
       [axis] is out of bounds. *)
 
-  (** {1:print Printing} *)
+  (** {1:printing Printing} *)
 
   val pp : Format.formatter -> ('a, 'b) t -> unit
   (** [pp] formats a tensor as described above: dtype and shape (unless a
