@@ -1134,8 +1134,15 @@ module Make (K : Nx_kernel.S) = struct
 
   let sum ?axes ?keepdims t = monoid "sum" Nx_kernel.Sum ?axes ?keepdims t
   let prod ?axes ?keepdims t = monoid "prod" Nx_kernel.Prod ?axes ?keepdims t
-  let max ?axes ?keepdims t = monoid "max" Nx_kernel.Max ?axes ?keepdims t
-  let min ?axes ?keepdims t = monoid "min" Nx_kernel.Min ?axes ?keepdims t
+  (* An extreme of nothing has no value in the dtype: refused, as numpy does. *)
+  let extreme name m ?axes ?keepdims t =
+    let sh = shape t in
+    if List.exists (fun a -> sh.(a) = 0) (reduction_axes name (ndim t) axes) then
+      fail name "an empty reduction has no %s" (if m = Nx_kernel.Max then "maximum" else "minimum");
+    monoid name m ?axes ?keepdims t
+
+  let max ?axes ?keepdims t = extreme "max" Nx_kernel.Max ?axes ?keepdims t
+  let min ?axes ?keepdims t = extreme "min" Nx_kernel.Min ?axes ?keepdims t
 
   (* whether each term is not zero, reduced in int64 by Prod (all) or Sum (any) *)
   let truth name m ?axes ?keepdims t =

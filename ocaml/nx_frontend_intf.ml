@@ -856,11 +856,15 @@ module type S = sig
 
   val max : ?axes:int list -> ?keepdims:bool -> ('a, 'b) t -> ('a, 'b) t
   (** [max ?axes ?keepdims t] is the greatest element along [axes]; NaN
-      where one is. *)
+      where one is.
+
+      Raises [Invalid_argument] if a reduced axis has extent 0. *)
 
   val min : ?axes:int list -> ?keepdims:bool -> ('a, 'b) t -> ('a, 'b) t
   (** [min ?axes ?keepdims t] is the least element along [axes]; NaN where
-      one is. *)
+      one is.
+
+      Raises [Invalid_argument] if a reduced axis has extent 0. *)
 
   val prod : ?axes:int list -> ?keepdims:bool -> ('a, 'b) t -> ('a, 'b) t
   (** [prod ?axes ?keepdims t] is the product along [axes]. *)

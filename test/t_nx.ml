@@ -56,6 +56,8 @@ let errors () =
   raises_named "one_hot" (fun () -> one_hot ~num_classes:3 (f32 [| 1 |] [ 0. ]));
   raises_named "geomspace" (fun () -> geomspace float32 0. 1. 3);
   raises_named "argmax" (fun () -> argmax (zeros float32 [| 0 |]));
+  raises_named "max" (fun () -> max (zeros int32 [| 0 |]));
+  raises_named "min" (fun () -> min ~axes:[ 1 ] (zeros float32 [| 2; 0 |]));
   raises_named "blit" (fun () -> blit x (zeros int32 [| 3; 2 |]));
   raises_named "pad" (fun () -> pad [| (1, 1) |] 0l x);
   raises_named "tril" (fun () -> tril (i32 [| 2 |] [ 1; 2 ]));
