@@ -367,9 +367,27 @@ let random () =
   raises_named "randint" (fun () -> randint int32 ~high:1 [| 2 |] 1);
   raises_named "bernoulli" (fun () -> bernoulli ~p:2. [| 2 |])
 
+(* Every dtype builds, copies, casts, reduces and prints. *)
+let every_dtype () =
+  List.iter
+    (fun (Nx_array.Dtype.Any d) ->
+      let name = Nx_array.Dtype.name d in
+      let o = ones d [| 2; 3 |] in
+      let back = cast float64 (copy (transpose o)) in
+      Alcotest.(check (list (float 0.))) (name ^ " ones") [ 1.; 1.; 1.; 1.; 1.; 1. ] (floats back);
+      Alcotest.(check (list (float 0.))) (name ^ " zeros") [ 0.; 0. ] (floats (cast float64 (zeros d [| 2 |])));
+      let s = cast float64 (sum ~axes:[ 0 ] o) in
+      let want = if Nx_array.Dtype.equal d Nx_array.Dtype.Bool || Nx_array.Dtype.equal d Nx_array.Dtype.Bit then 1. else 2. in
+      Alcotest.(check (list (float 0.))) (name ^ " sum") [ want; want; want ] (floats s);
+      Alcotest.(check int) (name ^ " to_array") 6 (Array.length (to_array o));
+      Alcotest.(check bool) (name ^ " prints") true (String.length (to_string (slice [ A; Rs (2, -4, -1) ] o)) > 0);
+      Alcotest.(check (list int)) (name ^ " views") [ 3; 2 ] (Array.to_list (shape (transpose o))))
+    Nx_array.Dtype.all
+
 let tests =
   [ ("errors name their function", `Quick, errors); ("properties", `Quick, properties);
     ("views share memory", `Quick, views_share); ("creation", `Quick, creation); ("shapes", `Quick, shapes);
     ("indexing", `Quick, indexing); ("elementwise", `Quick, elementwise); ("reductions and scans", `Quick, reductions);
     ("a sum's bits are the kernel's", `Quick, kernel_bits); ("printing", `Quick, printing);
-    ("kron, cross, outer", `Quick, products); ("random numbers", `Quick, random) ]
+    ("kron, cross, outer", `Quick, products); ("random numbers", `Quick, random);
+    ("every dtype", `Quick, every_dtype) ]
