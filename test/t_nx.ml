@@ -384,10 +384,62 @@ let every_dtype () =
       Alcotest.(check (list int)) (name ^ " views") [ 3; 2 ] (Array.to_list (shape (transpose o))))
     Nx_array.Dtype.all
 
+(* Nx over a kernel library that counts its calls: elementwise functions
+   make one map call, reductions one reduce, views none. *)
+module Counting = struct
+  include Nx_cpu
+
+  let maps = ref 0
+  let reduces = ref 0
+  let scans = ref 0
+
+  let map p ~dsts loads =
+    incr maps;
+    Nx_cpu.map p ~dsts loads
+
+  let reduce p ~shape ~axes rs ~dsts loads =
+    incr reduces;
+    Nx_cpu.reduce p ~shape ~axes rs ~dsts loads
+
+  let scan ?carry p ~axis r ~dsts loads =
+    incr scans;
+    Nx_cpu.scan ?carry p ~axis r ~dsts loads
+end
+
+module Counted = Nx_frontend.Make (Counting)
+
+let calls () =
+  let a = Counted.create Counted.float32 [| 2; 3 |] [| 1.; 2.; 3.; 4.; 5.; 6. |] in
+  let row = Counted.create Counted.float32 [| 3 |] [| 1.; 2.; 3. |] in
+  let count name f want =
+    Counting.maps := 0;
+    Counting.reduces := 0;
+    Counting.scans := 0;
+    ignore (f ());
+    Alcotest.(check (list int)) (name ^ ": maps, reduces, scans") want [ !Counting.maps; !Counting.reduces; !Counting.scans ]
+  in
+  count "add with a broadcast row" (fun () -> Counted.add a row) [ 1; 0; 0 ];
+  count "where" (fun () -> Counted.where (Counted.greater a a) a row) [ 2; 0; 0 ];
+  count "add_s" (fun () -> Counted.add_s a 1.) [ 1; 0; 0 ];
+  count "lerp" (fun () -> Counted.lerp a a a) [ 1; 0; 0 ];
+  count "clamp" (fun () -> Counted.clamp ~min:0. ~max:1. a) [ 1; 0; 0 ];
+  count "sum" (fun () -> Counted.sum ~axes:[ 1 ] ~keepdims:true a) [ 0; 1; 0 ];
+  count "mean" (fun () -> Counted.mean a) [ 0; 1; 0 ];
+  count "cumsum" (fun () -> Counted.cumsum ~axis:1 a) [ 0; 0; 1 ];
+  count "arange" (fun () -> Counted.arange Counted.int32 0 10 1) [ 1; 0; 0 ];
+  count "eye" (fun () -> Counted.eye Counted.float32 3) [ 1; 0; 0 ];
+  count "rand" (fun () -> Counted.rand Counted.float32 [| 4 |]) [ 1; 0; 0 ];
+  count "views"
+    (fun () ->
+      Counted.slice [ Counted.R (0, 1); Counted.Rs (2, -4, -1) ]
+        (Counted.transpose (Counted.reshape [| 3; 2 |] (Counted.broadcast_to [| 2; 3 |] row |> Counted.contiguous |> Counted.flip))))
+    [ 1; 0; 0 ];
+  count "refused before any kernel" (fun () -> try ignore (Counted.add a (Counted.ones Counted.float32 [| 4 |])) with Invalid_argument _ -> ()) [ 1; 0; 0 ]
+
 let tests =
   [ ("errors name their function", `Quick, errors); ("properties", `Quick, properties);
     ("views share memory", `Quick, views_share); ("creation", `Quick, creation); ("shapes", `Quick, shapes);
     ("indexing", `Quick, indexing); ("elementwise", `Quick, elementwise); ("reductions and scans", `Quick, reductions);
     ("a sum's bits are the kernel's", `Quick, kernel_bits); ("printing", `Quick, printing);
     ("kron, cross, outer", `Quick, products); ("random numbers", `Quick, random);
-    ("every dtype", `Quick, every_dtype) ]
+    ("every dtype", `Quick, every_dtype); ("kernel calls", `Quick, calls) ]
