@@ -266,10 +266,16 @@ module Make (K : Nx_kernel.S) = struct
     let n = Array.fold_left ( * ) 1 shape in
     if Array.length data <> n then
       fail "create" "%d values for the shape %s of %d elements" (Array.length data) (show_shape shape) n;
-    let t = Arr.create d shape in
-    let flat = view t ~shape:[| n |] ~strides:[| 1 |] ~offset:0 in
-    Array.iteri (fun i v -> Arr.set flat [| i |] v) data;
-    t
+    match D.bigarray_kind d with
+    | Some kind ->
+        (* the values in a bigarray, which the tensor then views *)
+        let flat = Arr.of_bigarray (Bigarray.genarray_of_array1 (Bigarray.Array1.of_array kind Bigarray.c_layout data)) in
+        view flat ~shape ~strides:(Arr.contiguous_strides shape) ~offset:0
+    | None ->
+        let t = Arr.create d shape in
+        let flat = view t ~shape:[| n |] ~strides:[| 1 |] ~offset:0 in
+        Array.iteri (fun i v -> Arr.set flat [| i |] v) data;
+        t
 
   let init d shape f =
     check_shape "init" shape;
@@ -396,7 +402,12 @@ module Make (K : Nx_kernel.S) = struct
         copy_into "to_bigarray" t (Arr.of_bigarray ba);
         ba
 
-  let to_array t = Array.of_list (Arr.to_list t)
+  let to_array (type a b) (t : (a, b) t) : a array =
+    match D.bigarray_kind (dtype t) with
+    | Some _ ->
+        let flat = Bigarray.reshape_1 (to_bigarray t) (size t) in
+        Array.init (size t) (Bigarray.Array1.unsafe_get flat)
+    | None -> Array.of_list (Arr.to_list t)
 
   (* {1 Shape manipulation} *)
 
