@@ -26,12 +26,13 @@ awk -v dir="$prefix" '
   phase == "out" { print > out; next }
 ' test/nx_examples.txt
 
+count=$(grep -c '^# ' test/nx_examples.txt)
 {
   printf '#use "topfind";;\n#require "nx_cpu";;\nopen Nx;;\n'
-  for f in $(ls "$prefix"/in.* | sort -t. -k2 -n); do
-    n=${f##*.}
+  for n in $(seq "$count"); do
+    [[ -f $prefix/in.$n ]] || continue
     printf 'print_string "@@example %s\\n";;\n' "$n"
-    cat "$f"
+    cat "$prefix/in.$n"
     printf ';;\n'
   done
   printf 'print_string "@@example end\\n";;\n'
@@ -46,8 +47,9 @@ awk -v dir="$prefix" '
 ' "$prefix/out"
 
 passed=0 failed=0 skipped=$(ls "$prefix"/skip.* 2>/dev/null | wc -l)
-for f in $(ls "$prefix"/in.* | sort -t. -k2 -n); do
-  n=${f##*.}
+for n in $(seq "$count"); do
+  f=$prefix/in.$n
+  [[ -f $f ]] || continue
   if diff -u "$prefix/want.$n" <(sed -e '/^$/d' "$prefix/got.$n" 2>/dev/null) > "$prefix/diff"; then
     passed=$((passed + 1))
   else
