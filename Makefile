@@ -31,6 +31,7 @@ test-ocaml:
 
 test-toplevel:
 	$(IN_ROOT) bash test/toplevel.sh
+	$(IN_ROOT) bash test/nx_examples.sh
 
 utop:
 	$(IN_ROOT) dune utop ocaml

@@ -63,3 +63,20 @@ let () =
   let t0 = Unix.gettimeofday () in
   run add [ Any s ] [ Any a; Any a ];
   Printf.printf "a + a over %d float32: %.1f ms, s[1023] = %g\n" n ((Unix.gettimeofday () -. t0) *. 1000.) (get s [| 1023 |])
+
+(* The same through Nx, the numpy-like module: views, broadcasting,
+   reductions and printing, every loop in the kernels above. *)
+let () =
+  let open Nx in
+  print_endline "\nNx:";
+  let x = reshape [| 2; 3 |] (arange_f float32 0. 6. 1.) in
+  let col = create float32 [| 2; 1 |] [| 10.; 20. |] in
+  Format.printf "@[x = %a@]@." pp x;
+  Format.printf "@[x + col (col read with stride 0) = %a@]@." pp (add x col);
+  Format.printf "@[transpose x (a view) = %a@]@." pp (transpose x);
+  Format.printf "@[sum ~axes:[ 1 ] x = %a, mean = %g, std = %g@]@." pp (sum ~axes:[ 1 ] x) (item [] (mean x)) (item [] (std x));
+  Format.printf "@[cumsum x = %a@]@." pp (cumsum x);
+  Format.printf "@[slice [ A; Rs (2, -4, -2) ] x = %a@]@." pp (slice [ A; Rs (2, -4, -2) ] x);
+  Format.printf "@[argmax ~axis:0 (sin x) = %a@]@." pp (argmax ~axis:0 (sin x));
+  Format.printf "@[arange int32 0 1000 1 = %a@]@." pp (arange int32 0 1000 1);
+  (try ignore (reshape [| 4 |] x) with Invalid_argument m -> Format.printf "an error: %s@." m)

@@ -1,0 +1,3 @@
+(* The numpy-like module over the host kernels. *)
+
+include Nx_frontend.Make (Nx_cpu)
