@@ -1553,31 +1553,20 @@ module Make (K : Nx_kernel.S) = struct
     let idx = Array.make nd 0 in
     let rec go a =
       if a = nd then Format.pp_print_string fmt (element_text d (Arr.get t idx))
-      else if a = nd - 1 then begin
-        Format.pp_print_string fmt "[";
-        List.iteri
-          (fun k i ->
-            if k > 0 then Format.pp_print_string fmt ", ";
-            if i < 0 then Format.pp_print_string fmt "..."
-            else begin
-              idx.(a) <- i;
-              go (a + 1)
-            end)
-          (positions sh.(a));
-        Format.pp_print_string fmt "]"
-      end
       else begin
-        Format.fprintf fmt "@[<v 1>[";
+        (* The last axis on one line; the others a vertical box, a row a line. *)
+        let last = a = nd - 1 in
+        if last then Format.pp_print_string fmt "[" else Format.fprintf fmt "@[<v 1>[";
         List.iteri
           (fun k i ->
-            if k > 0 then Format.fprintf fmt ",@,";
+            if k > 0 then (if last then Format.pp_print_string fmt ", " else Format.fprintf fmt ",@,");
             if i < 0 then Format.pp_print_string fmt "..."
             else begin
               idx.(a) <- i;
               go (a + 1)
             end)
           (positions sh.(a));
-        Format.fprintf fmt "]@]"
+        if last then Format.pp_print_string fmt "]" else Format.fprintf fmt "]@]"
       end
     in
     go 0

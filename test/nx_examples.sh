@@ -6,13 +6,7 @@
 # the toplevel write types as the spec does ((float, float32_elt) t rather
 # than (float, Nx.float32_elt) Nx.t); the values print the same either way.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-dune build @install
-prefix=$(mktemp -d)
-trap 'rm -rf "$prefix"' EXIT
-dune install --prefix "$prefix" --display=quiet nx_cpu 2>/dev/null
-export OCAMLPATH="$prefix/lib${OCAMLPATH:+:$OCAMLPATH}"
-export CAML_LD_LIBRARY_PATH="$prefix/lib/stublibs${CAML_LD_LIBRARY_PATH:+:$CAML_LD_LIBRARY_PATH}"
+source "$(dirname "$0")/installed.sh"
 
 # Each example N becomes $prefix/in.N (the phrase) and $prefix/want.N.
 awk -v dir="$prefix" '

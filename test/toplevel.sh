@@ -4,13 +4,7 @@
 # from a bytecode program linked by ocamlfind, from utop and from dune utop,
 # each running a map.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-dune build @install
-prefix=$(mktemp -d)
-trap 'rm -rf "$prefix"' EXIT
-dune install --prefix "$prefix" --display=quiet nx_cpu 2>/dev/null
-export OCAMLPATH="$prefix/lib${OCAMLPATH:+:$OCAMLPATH}"
-export CAML_LD_LIBRARY_PATH="$prefix/lib/stublibs${CAML_LD_LIBRARY_PATH:+:$CAML_LD_LIBRARY_PATH}"
+source "$(dirname "$0")/installed.sh"
 
 script='
 module P = Nx_kernel.Prog
