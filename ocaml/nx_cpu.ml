@@ -113,12 +113,18 @@ let reduce p ~shape ~axes rs ~dsts loads =
   match Nx_kernel.reduce_refusal p ~shape ~axes rs ~dsts loads with
   | Some why -> Nx_array.Refused ("nx.cpu reduce: " ^ why)
   | None ->
-      let list a = Iarray.to_list a in
-      let call =
-        [ 0; Iarray.length shape ] @ list shape @ [ Iarray.length axes ] @ list axes
-        @ [ Iarray.length rs ] @ List.concat_map (fun (r, k) -> [ reduction_code r; k ]) (list rs)
-      in
-      reduction p ~call ~first:(Iarray.to_list dsts) loads
+      let n = Iarray.length shape and m = Iarray.length axes and q = Iarray.length rs in
+      let b = Bytes.create (8 * (4 + n + m + (2 * q))) in
+      let put i x = Bytes.set_int64_le b (8 * i) (Int64.of_int x) in
+      put 0 0;
+      put 1 n;
+      Iarray.iteri (fun i x -> put (2 + i) x) shape;
+      put (2 + n) m;
+      Iarray.iteri (fun i x -> put (3 + n + i) x) axes;
+      put (3 + n + m) q;
+      Iarray.iteri (fun i (r, k) -> put (4 + n + m + (2 * i)) (reduction_code r); put (5 + n + m + (2 * i)) k) rs;
+      let view_words, buffers = views (arrays (Iarray.to_array dsts) loads) in
+      answer (reduction_raw (Nx_kernel.Prog.words p) view_words (pads loads) b buffers)
 
 let scan ?carry p ~axis (r, k) ~dsts loads =
   match Nx_kernel.scan_refusal ?carry p ~axis (r, k) ~dsts loads with

@@ -175,8 +175,9 @@ module Shape = struct
     Array.append out (Array.of_list (List.rev !taps))
 end
 
-let map_refusal p ~dsts loads =
-  let outputs = Prog.outputs p and operands = Prog.operands p in
+(* Map's checks of a program of [n_outputs] outputs and these operands;
+   [output_dtype k] is output k's dtype. *)
+let loads_check ~n_outputs ~(operands : Nx_array.Dtype.any array) ~output_dtype ~dsts loads =
   let shape_of (Nx_array.Any a) = Nx_array.shape a in
   let code_of (Nx_array.Any a) = Nx_array.Dtype.code (Nx_array.dtype a) in
   let name_of (Nx_array.Any a) = Nx_array.Dtype.name (Nx_array.dtype a) in
@@ -191,8 +192,8 @@ let map_refusal p ~dsts loads =
   with
   | exception Invalid_argument why -> Some why
   | loads ->
-  if Iarray.length dsts <> Array.length outputs then
-    err "%d destinations for a program of %d outputs" (Iarray.length dsts) (Array.length outputs)
+  if Iarray.length dsts <> n_outputs then
+    err "%d destinations for a program of %d outputs" (Iarray.length dsts) n_outputs
   else if Iarray.length loads <> Array.length operands then
     err "%d loads for a program of %d operands" (Iarray.length loads) (Array.length operands)
   else
@@ -205,9 +206,9 @@ let map_refusal p ~dsts loads =
     let note m = if !first = None then first := Some m in
     Iarray.iteri
       (fun k d ->
-        if code_of d <> Prog.code (Prog.output_dtype p k) then
+        if code_of d <> Prog.code (output_dtype k) then
           note (Printf.sprintf "destination %d is %s but output %d is %s" k (name_of d) k
-                  (let (Nx_array.Dtype.Any t) = Prog.output_dtype p k in Nx_array.Dtype.name t));
+                  (let (Nx_array.Dtype.Any t) = output_dtype k in Nx_array.Dtype.name t));
         if Some (shape_of d) <> shape then
           note (Printf.sprintf "destination %d has shape %s, the loop %s" k (pp_shape (shape_of d))
                   (pp_shape (Option.get shape))))
@@ -222,6 +223,10 @@ let map_refusal p ~dsts loads =
                   (pp_shape (Option.get shape))))
       loads;
     !first
+
+let map_refusal p ~dsts loads =
+  loads_check ~n_outputs:(Array.length p.Prog.outputs) ~operands:p.Prog.operands
+    ~output_dtype:(Prog.output_dtype p) ~dsts loads
 
 let dtype_code (Nx_array.Any a) = Nx_array.Dtype.code (Nx_array.dtype a)
 let shape_of (Nx_array.Any a) = Nx_array.shape a
@@ -255,10 +260,10 @@ let reduction_refusal p rs ~dsts ~dst_shape =
   !first
 
 (* The loads against the program and the loop's shape, through map's checks
-   with destinations standing for the loop. *)
+   of the program without outputs, with no destinations. *)
 let loads_refusal p ~shape loads =
-  let probe = Prog.make ~operands:(Prog.operands p) (Prog.nodes p) ~outputs:[||] in
-  match map_refusal probe ~dsts:(Iarray.of_list []) loads with
+  let output_dtype _ = invalid_arg "Nx_kernel: no output" in
+  match loads_check ~n_outputs:0 ~operands:p.Prog.operands ~output_dtype ~dsts:(Iarray.of_list []) loads with
   | Some why -> Some why
   | None ->
       let bad = ref None in
