@@ -93,9 +93,10 @@ pub fn plan_map(prog_b: &[u8], view_b: &[u8], pad_b: &[u8], n_dsts: i64, mems: &
     map::plan_loads(p, all, loads(operands, pads)?)
 }
 
-/// Whether a reduction call's words describe a scan (its first word 1).
+/// Whether a reduction call's words describe a scan: whole words, the
+/// first 1.
 pub fn is_scan(call_b: &[u8]) -> bool {
-    call_b.len() >= 8 && call_b[..8] == 1i64.to_le_bytes()
+    call_b.len() >= 8 && call_b.len().is_multiple_of(8) && call_b[..8] == 1i64.to_le_bytes()
 }
 
 /// Plans a reduce or scan call from its words: the program, the views

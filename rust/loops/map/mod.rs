@@ -306,7 +306,7 @@ pub fn plan_loads(prog: impl Into<Arc<Prog>>, dsts: Vec<View>, loads: Vec<Load>)
             prog.outputs.len()
         ));
     }
-    let shape = dsts.first().map(|d| d.layout.shape.clone()).unwrap_or_default();
+    let shape: &[usize] = dsts.first().map_or(&[], |d| &d.layout.shape);
     for (k, d) in dsts.iter().enumerate() {
         let want = prog.output_dtype(k);
         if d.layout.dtype != want {
@@ -316,7 +316,7 @@ pub fn plan_loads(prog: impl Into<Arc<Prog>>, dsts: Vec<View>, loads: Vec<Load>)
                 want.name()
             ));
         }
-        if !same_dims(&d.layout.shape, &shape) {
+        if !same_dims(&d.layout.shape, shape) {
             return Err(format!(
                 "destination {k} has shape {:?}, destination 0 {:?}",
                 d.layout.shape, shape
@@ -333,7 +333,7 @@ pub fn plan_loads(prog: impl Into<Arc<Prog>>, dsts: Vec<View>, loads: Vec<Load>)
             return Err(format!("destinations {j} and {k} overlap"));
         }
     }
-    let shape = check_loads(&prog, &loads, dsts.first().map(|_| &shape[..]))?;
+    let shape = check_loads(&prog, &loads, dsts.first().map(|_| shape))?;
     let meets = |k: usize, i: usize| ranges_meet(dst_ranges[k], load_ranges[i]);
     let copied = (loads.iter().enumerate())
         .map(|(i, l)| match l {
