@@ -34,10 +34,12 @@ const CACHED_PROGS: usize = 32;
 /// programs this long are fused loops whose work outweighs their decoding.
 const CACHED_PROG_BYTES: usize = 4096;
 
+/// A decoded program and the words it was decoded from.
+type Decoded = (Box<[u8]>, Arc<Prog>);
+
 thread_local! {
-    /// This thread's decoded programs, by their words, most recently used
-    /// first.
-    static PROGS: RefCell<Vec<(Box<[u8]>, Arc<Prog>)>> = const { RefCell::new(Vec::new()) };
+    /// This thread's decoded programs, most recently used first.
+    static PROGS: RefCell<Vec<Decoded>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The little-endian 64-bit words of `b`: read in place where `b` is aligned
