@@ -220,6 +220,13 @@ module Make (K : Nx_kernel.S) = struct
         else fail name "cannot broadcast %s with %s" (show_shape a) (show_shape b))
 
   let broadcast_view name target t =
+    let r = Array.length target in
+    let same = ref (Arr.rank t = r) in
+    for i = 0 to (if !same then r else 0) - 1 do
+      if Arr.extent t i <> target.(i) then same := false
+    done;
+    (* Of the target's shape already: the view would be [t]'s own. *)
+    if !same then t else
     let sh = Arr.shape t and st = Arr.strides t in
     let r = Array.length target and rt = Array.length sh in
     if rt > r then fail name "cannot broadcast %s to %s" (show_shape sh) (show_shape target);
