@@ -45,6 +45,9 @@ let all : (string * t) list =
     ("var", Reduce (every, K.Moments));
     ("logsumexp", Reduce (every, K.Logsumexp));
     ("cumsum", Scan (K.Monoid K.Sum));
+    (* One element: the fixed cost of a call. *)
+    ("add_one", Map (binary P.Add));
+    ("sum_one", Reduce (every, K.Monoid K.Sum));
   ]
 
 let find name =

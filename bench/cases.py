@@ -31,6 +31,11 @@ def matrices(sides: tuple[int, ...]) -> list[Shape]:
     return [(4096, 4096) if s >= 3162 else (s, s) for s in sides]
 
 
+def one(_sides: tuple[int, ...]) -> list[Shape]:
+    """One element, whatever the sides: the fixed cost of a call."""
+    return [(1,)]
+
+
 def same(shape: Shape) -> Shape | None:
     return shape
 
@@ -80,6 +85,8 @@ CASES = [
     reduction("var", F, lambda x, out: x[0].var()),
     reduction("logsumexp", F, lambda x, out: logsumexp(x[0])),
     Case("cumsum", F, 1, lambda x, out: np.cumsum(x[0], out=out), vectors, ("C",)),
+    Case("add_one", F, 2, lambda x, out: np.add(x[0], x[1], out=out), one, ("C",)),
+    reduction("sum_one", F, lambda x, out: x[0].sum(), one),
 ]
 
 

@@ -257,6 +257,24 @@ def isa_line(meta):
     return f"- Our kernels' path: {ISA_NAMES.get(meta['isa'], meta['isa'])}{forced}."
 
 
+FIXED = ("add_one", "sum_one")  # the one-element cases: a call's fixed cost
+
+
+def fixed_cost(rows):
+    """The one-element cases' times on each side: what a call costs beyond
+    its work."""
+    found = [r for r in rows if r.case in FIXED]
+    if not found:
+        return ["Not measured in this run (cases `add_one`, `sum_one`)."]
+    lines = ["One element: a call's time is its fixed cost (decoding, checks, planning, the "
+             "door). Medians, min in brackets.", "",
+             "| case | threads | nx | numpy |", "|---|---:|---:|---:|"]
+    for r in found:
+        lines.append(f"| {r.case} | {r.threads} | {fmt_time(median(r.nx))} ({fmt_time(min(r.nx))}) "
+                     f"| {fmt_time(median(r.numpy))} ({fmt_time(min(r.numpy))}) |")
+    return lines
+
+
 def write_markdown(path, rows, lim, meta):
     s = meta["settings"]
     n = meta["all_threads"]
@@ -309,7 +327,7 @@ def write_markdown(path, rows, lim, meta):
         f"its transpose (a view, strides swapped) into a contiguous output; `sum_axis0` and "
         f"`sum_axis1` side x side matrices, 4096x4096 for side 3162, along axis 0 and axis 1; "
         f"the other reductions and `cumsum` a vector of side² elements (9998244, about 10M, "
-        f"for side 3162), whole.",
+        f"for side 3162), whole; `add_one` and `sum_one` one element, whatever the sides.",
         f"- Timing alternates: for each case and thread setting both sides warm up (at least "
         f"{1000 * s.warmup_s:.0f} ms and 3 calls), then {s.reps} rounds each take one sample of ours "
         f"and one of numpy's, the order swapped every round, so drift hits both. A sample is "
@@ -337,6 +355,10 @@ def write_markdown(path, rows, lim, meta):
         "Above 1 we are faster. Medians; every figure is in the tables below.",
         "",
         *summary(rows),
+        "",
+        "## Fixed cost of a call",
+        "",
+        *fixed_cost(rows),
         "",
         "## Results",
         "",

@@ -213,6 +213,8 @@ let offset a = a.offset
 let buffer a = a.buffer
 let rank a = Array.length a.shape
 let size a = size_of a.shape
+let extent a i = a.shape.(i)
+let stride a i = a.strides.(i)
 let rig _ = Rig.host
 let buffer_bytes (b : Buffer.t) = b.bytes
 

@@ -153,6 +153,14 @@ val rank : ('v, 's) t -> int
 val size : ('v, 's) t -> int
 (** The number of elements. *)
 
+val extent : ('v, 's) t -> int -> int
+(** [extent a i] is [(shape a).(i)], without copying the shape. Raises
+    [Invalid_argument] where [i] is not an axis. *)
+
+val stride : ('v, 's) t -> int -> int
+(** [stride a i] is [(strides a).(i)], without copying the strides. Raises
+    [Invalid_argument] where [i] is not an axis. *)
+
 val get : ('v, 's) t -> int array -> 'v
 (** The element at an index. Raises [Invalid_argument] outside the shape. *)
 

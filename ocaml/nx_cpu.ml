@@ -24,28 +24,32 @@ let set_threads n =
   match set_threads_raw n with "" -> () | why -> invalid_arg ("Nx_cpu.set_threads: " ^ why)
 
 (* Each view's words: dtype, buffer index, rank, offset, shape, strides;
-   and the views' buffers, in order. *)
+   and the views' buffers, in order. Written in place: a call of few small
+   operands spends most of its time outside its kernel. *)
 let views (arrays : Nx_array.any array) =
-  let words = Array.fold_left (fun n (Nx_array.Any a) -> n + 4 + (2 * Nx_array.rank a)) 0 arrays in
-  let b = Bytes.create (8 * words) in
-  let pos = ref 0 in
-  let int i =
-    Bytes.set_int64_le b !pos (Int64.of_int i);
-    pos := !pos + 8
-  in
-  let buffers =
-    Array.mapi
-      (fun i (Nx_array.Any a) ->
-        int (Nx_array.Dtype.code (Nx_array.dtype a));
-        int i;
-        int (Nx_array.rank a);
-        int (Nx_array.offset a);
-        Array.iter int (Nx_array.shape a);
-        Array.iter int (Nx_array.strides a);
-        Nx_array.buffer a)
-      arrays
-  in
-  (b, buffers)
+  let n = Array.length arrays in
+  let words = ref 0 in
+  for i = 0 to n - 1 do
+    let (Nx_array.Any a) = arrays.(i) in
+    words := !words + 4 + (2 * Nx_array.rank a)
+  done;
+  let b = Bytes.create (8 * !words) in
+  let put w x = Bytes.set_int64_le b (8 * w) (Int64.of_int x) in
+  let w = ref 0 in
+  for i = 0 to n - 1 do
+    let (Nx_array.Any a) = arrays.(i) in
+    let r = Nx_array.rank a and at = !w in
+    put at (Nx_array.Dtype.code (Nx_array.dtype a));
+    put (at + 1) i;
+    put (at + 2) r;
+    put (at + 3) (Nx_array.offset a);
+    for k = 0 to r - 1 do
+      put (at + 4 + k) (Nx_array.extent a k);
+      put (at + 4 + r + k) (Nx_array.stride a k)
+    done;
+    w := at + 4 + (2 * r)
+  done;
+  (b, Array.map (fun (Nx_array.Any a) -> Nx_array.buffer a) arrays)
 
 (* Each load's pad: 0, or 1, the befores' count and befores, the afters'
    count and afters, the windows' count, three words a window (0 0 0 for
@@ -113,12 +117,18 @@ let reduce p ~shape ~axes rs ~dsts loads =
   match Nx_kernel.reduce_refusal p ~shape ~axes rs ~dsts loads with
   | Some why -> Nx_array.Refused ("nx.cpu reduce: " ^ why)
   | None ->
-      let list a = Iarray.to_list a in
-      let call =
-        [ 0; Iarray.length shape ] @ list shape @ [ Iarray.length axes ] @ list axes
-        @ [ Iarray.length rs ] @ List.concat_map (fun (r, k) -> [ reduction_code r; k ]) (list rs)
-      in
-      reduction p ~call ~first:(Iarray.to_list dsts) loads
+      let n = Iarray.length shape and m = Iarray.length axes and q = Iarray.length rs in
+      let b = Bytes.create (8 * (4 + n + m + (2 * q))) in
+      let put i x = Bytes.set_int64_le b (8 * i) (Int64.of_int x) in
+      put 0 0;
+      put 1 n;
+      Iarray.iteri (fun i x -> put (2 + i) x) shape;
+      put (2 + n) m;
+      Iarray.iteri (fun i x -> put (3 + n + i) x) axes;
+      put (3 + n + m) q;
+      Iarray.iteri (fun i (r, k) -> put (4 + n + m + (2 * i)) (reduction_code r); put (5 + n + m + (2 * i)) k) rs;
+      let view_words, buffers = views (arrays (Iarray.to_array dsts) loads) in
+      answer (reduction_raw (Nx_kernel.Prog.words p) view_words (pads loads) b buffers)
 
 let scan ?carry p ~axis (r, k) ~dsts loads =
   match Nx_kernel.scan_refusal ?carry p ~axis (r, k) ~dsts loads with

@@ -155,16 +155,52 @@ module Make (K : Nx_kernel.S) = struct
         String.sub m (i + 2) (String.length m - i - 2)
     | _ -> m
 
+  (* A program's node as the cache of programs compares it: a constant by
+     its dtype and bits, so that 0. and -0. (equal to [=]) and NaNs (equal
+     to nothing) are told apart and found again. *)
+  type node_key = Node of P.node | Bits of int * int64 * int64
+
+  let node_key = function
+    | P.Const (P.Constant (d, v)) ->
+        let lo, hi = Arr.value_bits d v in
+        Bits (D.code d, lo, hi)
+    | n -> Node n
+
+  module Programs = Hashtbl.Make (struct
+    type t = D.any array * node_key array * D.any
+
+    let equal = ( = )
+    let hash = Hashtbl.hash_param 64 256
+  end)
+
+  (* The programs each domain has built, by operands, nodes and output
+     dtype: a loop over small tensors builds each once. *)
+  let programs = Domain.DLS.new_key (fun () -> Programs.create 64)
+
+  (* Programs a domain keeps at most: past them it starts afresh. *)
+  let max_programs = 1024
+
   (* A program whose output is its last node, rounded into [out]. *)
   let program name ~operands nodes (out : ('v, 's) dtype) =
     let make nodes =
       try P.make ~operands nodes ~outputs:[| Array.length nodes - 1 |]
       with Invalid_argument m -> fail name "%s" (reason m)
     in
-    let p = make nodes in
-    let (D.Any got) = P.output_dtype p 0 in
-    if D.equal got out then p
-    else make (Array.append nodes [| P.Op1 (P.Cast (D.Any out), Array.length nodes - 1) |])
+    let build () =
+      let p = make nodes in
+      let (D.Any got) = P.output_dtype p 0 in
+      if D.equal got out then p
+      else make (Array.append nodes [| P.Op1 (P.Cast (D.Any out), Array.length nodes - 1) |])
+    in
+    let cache = Domain.DLS.get programs in
+    let key = (Array.copy operands, Array.map node_key nodes, D.Any out) in
+    match Programs.find_opt cache key with
+    | Some p -> p
+    | None ->
+        let p = build () in
+        if Programs.length cache >= max_programs then Programs.reset cache;
+        Programs.add cache key p;
+        p
 
   let loads arrays = Iarray.of_list (List.map (fun a -> Nx_kernel.Plain a) arrays)
 
@@ -184,6 +220,13 @@ module Make (K : Nx_kernel.S) = struct
         else fail name "cannot broadcast %s with %s" (show_shape a) (show_shape b))
 
   let broadcast_view name target t =
+    let r = Array.length target in
+    let same = ref (Arr.rank t = r) in
+    for i = 0 to (if !same then r else 0) - 1 do
+      if Arr.extent t i <> target.(i) then same := false
+    done;
+    (* Of the target's shape already: the view would be [t]'s own. *)
+    if !same then t else
     let sh = Arr.shape t and st = Arr.strides t in
     let r = Array.length target and rt = Array.length sh in
     if rt > r then fail name "cannot broadcast %s to %s" (show_shape sh) (show_shape target);

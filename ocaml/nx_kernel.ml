@@ -144,7 +144,7 @@ let accepts r (Nx_array.Dtype.Any d) =
   | Logsumexp | Moments -> Nx_array.Dtype.is_float d
 
 module Shape = struct
-  let without shape drop = Array.of_list (List.filteri (fun a _ -> not (List.mem a drop)) (Array.to_list shape))
+  let without shape drop = Array.of_list (List.filteri (fun a _ -> not (List.exists (Int.equal a) drop)) (Array.to_list shape))
   let reduce shape ~axes = without shape (Array.to_list axes)
   let scan shape = Array.copy shape
   let carry shape ~axis = without shape [ axis ]
@@ -175,8 +175,16 @@ module Shape = struct
     Array.append out (Array.of_list (List.rev !taps))
 end
 
-let map_refusal p ~dsts loads =
-  let outputs = Prog.outputs p and operands = Prog.operands p in
+(* Whether two shapes are equal, without the polymorphic comparison's C
+   call: a small call makes several such checks. *)
+let same_shape (a : int array) (b : int array) =
+  Array.length a = Array.length b && Array.for_all2 Int.equal a b
+
+let same_loop_shape a = function Some b -> same_shape a b | None -> false
+
+(* Map's checks of a program of [n_outputs] outputs and these operands;
+   [output_dtype k] is output k's dtype. *)
+let loads_check ~n_outputs ~(operands : Nx_array.Dtype.any array) ~output_dtype ~dsts loads =
   let shape_of (Nx_array.Any a) = Nx_array.shape a in
   let code_of (Nx_array.Any a) = Nx_array.Dtype.code (Nx_array.dtype a) in
   let name_of (Nx_array.Any a) = Nx_array.Dtype.name (Nx_array.dtype a) in
@@ -191,8 +199,8 @@ let map_refusal p ~dsts loads =
   with
   | exception Invalid_argument why -> Some why
   | loads ->
-  if Iarray.length dsts <> Array.length outputs then
-    err "%d destinations for a program of %d outputs" (Iarray.length dsts) (Array.length outputs)
+  if Iarray.length dsts <> n_outputs then
+    err "%d destinations for a program of %d outputs" (Iarray.length dsts) n_outputs
   else if Iarray.length loads <> Array.length operands then
     err "%d loads for a program of %d operands" (Iarray.length loads) (Array.length operands)
   else
@@ -205,10 +213,10 @@ let map_refusal p ~dsts loads =
     let note m = if !first = None then first := Some m in
     Iarray.iteri
       (fun k d ->
-        if code_of d <> Prog.code (Prog.output_dtype p k) then
+        if code_of d <> Prog.code (output_dtype k) then
           note (Printf.sprintf "destination %d is %s but output %d is %s" k (name_of d) k
-                  (let (Nx_array.Dtype.Any t) = Prog.output_dtype p k in Nx_array.Dtype.name t));
-        if Some (shape_of d) <> shape then
+                  (let (Nx_array.Dtype.Any t) = output_dtype k in Nx_array.Dtype.name t));
+        if not (same_loop_shape (shape_of d) shape) then
           note (Printf.sprintf "destination %d has shape %s, the loop %s" k (pp_shape (shape_of d))
                   (pp_shape (Option.get shape))))
       dsts;
@@ -217,11 +225,15 @@ let map_refusal p ~dsts loads =
         if code_of l <> Prog.code operands.(i) then
           note (Printf.sprintf "load %d is %s but operand %d is %s" i (name_of l) i
                   (let (Nx_array.Dtype.Any t) = operands.(i) in Nx_array.Dtype.name t));
-        if Some load_shape <> shape then
+        if not (same_loop_shape load_shape shape) then
           note (Printf.sprintf "load %d has shape %s, the loop %s" i (pp_shape load_shape)
                   (pp_shape (Option.get shape))))
       loads;
     !first
+
+let map_refusal p ~dsts loads =
+  loads_check ~n_outputs:(Array.length p.Prog.outputs) ~operands:p.Prog.operands
+    ~output_dtype:(Prog.output_dtype p) ~dsts loads
 
 let dtype_code (Nx_array.Any a) = Nx_array.Dtype.code (Nx_array.dtype a)
 let shape_of (Nx_array.Any a) = Nx_array.shape a
@@ -244,7 +256,7 @@ let reduction_refusal p rs ~dsts ~dst_shape =
         else if not (accepts r (Prog.output_dtype p k)) then note "output %d's dtype does not fit its reduction" k;
         for j = 0 to outputs_of r - 1 do
           let d = Iarray.get dsts (!i + j) in
-          if shape_of d <> dst_shape then note "destination %d's shape is not the reduction's" (!i + j);
+          if not (same_shape (shape_of d) dst_shape) then note "destination %d's shape is not the reduction's" (!i + j);
           let position = match r with Arg _ -> j = 1 | _ -> false in
           if position && dtype_code d <> Nx_array.Dtype.code Nx_array.Dtype.Int64 then
             note "destination %d holds positions but is not int64" (!i + j)
@@ -255,24 +267,24 @@ let reduction_refusal p rs ~dsts ~dst_shape =
   !first
 
 (* The loads against the program and the loop's shape, through map's checks
-   with destinations standing for the loop. *)
+   of the program without outputs, with no destinations. *)
 let loads_refusal p ~shape loads =
-  let probe = Prog.make ~operands:(Prog.operands p) (Prog.nodes p) ~outputs:[||] in
-  match map_refusal probe ~dsts:(Iarray.of_list []) loads with
+  let output_dtype _ = invalid_arg "Nx_kernel: no output" in
+  match loads_check ~n_outputs:0 ~operands:p.Prog.operands ~output_dtype ~dsts:(Iarray.of_list []) loads with
   | Some why -> Some why
   | None ->
       let bad = ref None in
       Iarray.iteri
         (fun i l ->
           let s = match l with Plain a -> shape_of a | Padded (pd, a) -> Shape.padded pd (shape_of a) in
-          if s <> shape && !bad = None then bad := Some (Printf.sprintf "load %d's shape is not the loop's" i))
+          if (not (same_shape s shape)) && !bad = None then bad := Some (Printf.sprintf "load %d's shape is not the loop's" i))
         loads;
       !bad
 
 let reduce_refusal p ~shape ~axes rs ~dsts loads =
   let shape = Iarray.to_array shape and axes = Iarray.to_array axes in
   let rank = Array.length shape in
-  let sorted = List.sort_uniq compare (Array.to_list axes) in
+  let sorted = List.sort_uniq Int.compare (Array.to_list axes) in
   if List.length sorted <> Array.length axes then Some "axes repeat an axis"
   else if List.exists (fun a -> a < 0 || a >= rank) sorted then Some (Printf.sprintf "an axis outside a loop of rank %d" rank)
   else

@@ -73,18 +73,25 @@ pub(crate) unsafe fn bigarray_memory(v: ocaml_sys::Value) -> Result<Memory, Stri
 /// `arr` must be an OCaml array of `Nx_array.Buffer.t` records (field 0 a
 /// bigarray) and the caller must hold the domain lock.
 unsafe fn buffer_memories(arr: ocaml_sys::Value) -> Result<Vec<Memory>, String> {
-    let n = ocaml_sys::wosize_val(arr);
-    (0..n)
-        .map(|i| {
-            let rec = *ocaml_sys::field(arr, i);
-            let ba = *ocaml_sys::field(rec, 0);
-            if ocaml_sys::tag_val(ba) != ocaml_sys::CUSTOM {
-                return Err(format!("buffer {i} is not a bigarray"));
-            }
-            bigarray_memory(ba)
-        })
-        .collect()
+    (0..ocaml_sys::wosize_val(arr)).map(|i| buffer_memory(arr, i)).collect()
 }
+
+/// The memory of buffer `i` of an OCaml array of buffer records.
+///
+/// # Safety
+/// As [`buffer_memories`], and `i` is below the array's length.
+unsafe fn buffer_memory(arr: ocaml_sys::Value, i: usize) -> Result<Memory, String> {
+    let rec = *ocaml_sys::field(arr, i);
+    let ba = *ocaml_sys::field(rec, 0);
+    if ocaml_sys::tag_val(ba) != ocaml_sys::CUSTOM {
+        return Err(format!("buffer {i} is not a bigarray"));
+    }
+    bigarray_memory(ba)
+}
+
+/// The buffers a call of few operands takes without allocating: the
+/// kernels' `max_operands` (`Nx_array.max_operands`).
+const FEW_BUFFERS: usize = 16;
 
 fn answer_to_ocaml<'a>(cr: &'a mut OCamlRuntime, a: Answer) -> OCaml<'a, (OCamlInt, String)> {
     let (code, msg) = match a {
@@ -105,11 +112,7 @@ pub fn execute<C: Call>(cr: &mut OCamlRuntime, kernel: &str, planned: Result<C, 
     };
     let claims = plan.claims();
     let big = plan.work() > RELEASE_BYTES;
-    let run = |plan: C, pass: door::Pass| {
-        let r = plan.run();
-        drop(pass);
-        Answer::of(format_args!("nx.cpu {kernel}"), r)
-    };
+    let run = |plan: C, pass: door::Pass| run_through(kernel, plan, pass);
     match door::try_enter(&claims) {
         Some(pass) if !big => run(plan, pass),
         Some(pass) => released(cr, || run(plan, pass)),
@@ -118,6 +121,26 @@ pub fn execute<C: Call>(cr: &mut OCamlRuntime, kernel: &str, planned: Result<C, 
             run(plan, pass)
         }),
     }
+}
+
+/// Runs a planned call whose claims `pass` holds, then hands them back.
+fn run_through<C: Call>(kernel: &str, plan: C, pass: door::Pass) -> Answer {
+    let r = plan.run();
+    drop(pass);
+    Answer::of(format_args!("nx.cpu {kernel}"), r)
+}
+
+/// [`execute`] with `buffers` rooted for the call.
+///
+/// # Safety
+/// `buffers` is live: no collection has run since the external that
+/// received it was entered.
+unsafe fn rooted_execute<C: Call>(cr: &mut OCamlRuntime, kernel: &str, buffers: ocaml_sys::Value, planned: Result<C, String>) -> Answer {
+    // SAFETY: as this function's contract.
+    let root: BoxRoot<OCamlBytes> = BoxRoot::new(unsafe { OCaml::new(cr, buffers) });
+    let answer = execute(cr, kernel, planned);
+    drop(root);
+    answer
 }
 
 /// A kernel's entry from OCaml: with `buffers` (an OCaml array of
@@ -135,5 +158,55 @@ pub fn call<'a, C: Call>(
     let planned = unsafe { buffer_memories(rooted.get(cr).raw()) }.and_then(|mems| plan(&mems));
     let answer = execute(cr, kernel, planned);
     drop(rooted);
+    answer_to_ocaml(cr, answer)
+}
+
+/// The bytes of an OCaml string or bytes value.
+///
+/// # Safety
+/// `v` must be a string or bytes value, live and unmoved while the slice
+/// is used: no OCaml code or collection may run meanwhile, so the caller
+/// holds the domain lock and allocates no OCaml value.
+pub unsafe fn string_bytes<'b>(v: ocaml_sys::Value) -> &'b [u8] {
+    // SAFETY: as this function's contract: the string's bytes, of its length.
+    unsafe { std::slice::from_raw_parts(ocaml_sys::string_val(v), ocaml_sys::caml_string_length(v)) }
+}
+
+/// As [`call`], for an entry whose arguments `plan` reads in place (by
+/// [`string_bytes`]) and whose `buffers` are not rooted: the buffers'
+/// memory is read onto the stack where they are few, the call planned and,
+/// where it is short and the door lets it in at once, run with the lock
+/// held, so that no collection can move or free any argument meanwhile;
+/// otherwise `buffers` is rooted before the lock is released ([`execute`]).
+///
+/// # Safety
+/// `buffers` must be the external's argument, an OCaml array of
+/// `Nx_array.Buffer.t` records, and `plan` may read only the external's
+/// other arguments: no OCaml value is allocated before it returns.
+pub unsafe fn call_unrooted<'a, C: Call>(
+    cr: &'a mut OCamlRuntime,
+    kernel: &str,
+    buffers: ocaml_sys::Value,
+    plan: impl FnOnce(&[Memory]) -> Result<C, String>,
+) -> OCaml<'a, (OCamlInt, String)> {
+    let n = ocaml_sys::wosize_val(buffers);
+    let planned = if n <= FEW_BUFFERS {
+        let mut few = [Memory { base: std::ptr::null_mut(), bytes: 0 }; FEW_BUFFERS];
+        // SAFETY: `buffers` is an array of buffer records (this function's
+        // contract), `i` below its length; the lock is held.
+        let mems = (0..n).try_for_each(|i| unsafe { buffer_memory(buffers, i) }.map(|m| few[i] = m));
+        mems.and_then(|()| plan(&few[..n]))
+    } else {
+        // SAFETY: as above.
+        unsafe { buffer_memories(buffers) }.and_then(|mems| plan(&mems))
+    };
+    let answer = match planned {
+        // SAFETY (both): no OCaml value has been allocated since entry.
+        Ok(plan) if plan.work() <= RELEASE_BYTES => match door::try_enter(&plan.claims()) {
+            Some(pass) => run_through(kernel, plan, pass),
+            None => unsafe { rooted_execute(cr, kernel, buffers, Ok(plan)) },
+        },
+        planned => unsafe { rooted_execute(cr, kernel, buffers, planned) },
+    };
     answer_to_ocaml(cr, answer)
 }

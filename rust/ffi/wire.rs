@@ -54,7 +54,8 @@ impl<'a> Reader<'a> {
 /// strides; each checked to lie inside its buffer.
 pub fn views(w: &[i64], mems: &[Memory]) -> Result<Vec<View>, String> {
     let mut r = Reader::new(w, "view");
-    let mut out = Vec::new();
+    // A view takes at least 4 words.
+    let mut out = Vec::with_capacity(w.len() / 4);
     for i in 0.. {
         if r.at == w.len() {
             break;

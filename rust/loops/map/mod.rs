@@ -26,6 +26,7 @@ use crate::loops::ops;
 use crate::loops::pad::Pad;
 use crate::core::pool;
 use crate::loops::prog::{Node, Prog};
+use std::sync::Arc;
 
 /// The most elements of a tile, but for `TILE_LONG`.
 pub const TILE: usize = 1024;
@@ -204,7 +205,7 @@ impl Load {
 
 /// A checked map call, ready to run once its claims are held.
 pub struct Plan {
-    prog: Prog,
+    prog: Arc<Prog>,
     shape: Vec<usize>,
     dsts: Vec<View>,
     /// The operands' views, read as `pads` says.
@@ -255,7 +256,7 @@ fn same_elements(a: &View, b: &View) -> bool {
 
 /// Checks a map call: the program against its loads and destinations, their
 /// shapes and dtypes, and the destinations' layouts.
-pub fn plan(prog: Prog, dsts: Vec<View>, loads: Vec<View>) -> Result<Plan, String> {
+pub fn plan(prog: impl Into<Arc<Prog>>, dsts: Vec<View>, loads: Vec<View>) -> Result<Plan, String> {
     plan_loads(prog, dsts, loads.into_iter().map(Load::Plain).collect())
 }
 
@@ -296,7 +297,8 @@ pub fn check_loads(prog: &Prog, loads: &[Load], shape: Option<&[usize]>) -> Resu
 
 /// Checks a map call whose loads may be padded: as [`plan`], a padded load's
 /// shape being the one its pad gives (refused before any copy is made).
-pub fn plan_loads(prog: Prog, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan, String> {
+pub fn plan_loads(prog: impl Into<Arc<Prog>>, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan, String> {
+    let prog: Arc<Prog> = prog.into();
     if dsts.len() != prog.outputs.len() {
         return Err(format!(
             "{} destinations for a program of {} outputs",
@@ -304,7 +306,7 @@ pub fn plan_loads(prog: Prog, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan,
             prog.outputs.len()
         ));
     }
-    let shape = dsts.first().map(|d| d.layout.shape.clone()).unwrap_or_default();
+    let shape: &[usize] = dsts.first().map_or(&[], |d| &d.layout.shape);
     for (k, d) in dsts.iter().enumerate() {
         let want = prog.output_dtype(k);
         if d.layout.dtype != want {
@@ -314,7 +316,7 @@ pub fn plan_loads(prog: Prog, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan,
                 want.name()
             ));
         }
-        if !same_dims(&d.layout.shape, &shape) {
+        if !same_dims(&d.layout.shape, shape) {
             return Err(format!(
                 "destination {k} has shape {:?}, destination 0 {:?}",
                 d.layout.shape, shape
@@ -331,7 +333,7 @@ pub fn plan_loads(prog: Prog, dsts: Vec<View>, loads: Vec<Load>) -> Result<Plan,
             return Err(format!("destinations {j} and {k} overlap"));
         }
     }
-    let shape = check_loads(&prog, &loads, dsts.first().map(|_| &shape[..]))?;
+    let shape = check_loads(&prog, &loads, dsts.first().map(|_| shape))?;
     let meets = |k: usize, i: usize| ranges_meet(dst_ranges[k], load_ranges[i]);
     let copied = (loads.iter().enumerate())
         .map(|(i, l)| match l {

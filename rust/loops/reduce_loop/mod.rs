@@ -21,6 +21,7 @@ use crate::core::layout::{same_dims, Layout, Memory, View};
 use crate::loops::map::{self, Load};
 use crate::core::pool;
 use crate::loops::prog::{Node, Prog};
+use std::sync::Arc;
 use crate::reduce::{self as core, Max, Min, Prod, Strided, Sum};
 
 /// The monoids of a Monoid reduction.
@@ -108,7 +109,7 @@ fn in_pool_if<R: Send>(big: bool, f: impl FnOnce() -> R + Send) -> R {
 
 /// A checked reduce or scan call.
 pub struct Plan {
-    prog: Prog,
+    prog: Arc<Prog>,
     shape: Vec<usize>,
     loads: Vec<Load>,
     dsts: Vec<View>,
@@ -161,13 +162,14 @@ fn check_reduction(prog: &Prog, r: Reduction, k: usize) -> Result<Dtype, String>
 /// `shape` along `axes`; `dsts` follow `rs` (two for Arg and Moments), each
 /// of the reduced shape.
 pub fn plan_reduce(
-    prog: Prog,
+    prog: impl Into<Arc<Prog>>,
     shape: Vec<usize>,
     axes: Vec<usize>,
     rs: Vec<(Reduction, usize)>,
     dsts: Vec<View>,
     loads: Vec<Load>,
 ) -> Result<Plan, String> {
+    let prog: Arc<Prog> = prog.into();
     if rs.is_empty() {
         return Err("a reduce of no reduction".into());
     }
@@ -201,7 +203,7 @@ pub fn plan_reduce(
 /// `dsts` of the loop's shape, from an optional carry of the loop's shape
 /// without `axis`, in the output's carrier (Monoid scans only).
 pub fn plan_scan(
-    prog: Prog,
+    prog: impl Into<Arc<Prog>>,
     shape: Vec<usize>,
     axis: usize,
     (r, k): (Reduction, usize),
@@ -209,6 +211,7 @@ pub fn plan_scan(
     dsts: Vec<View>,
     loads: Vec<Load>,
 ) -> Result<Plan, String> {
+    let prog: Arc<Prog> = prog.into();
     if axis >= shape.len() {
         return Err(format!("axis {axis} of a loop of rank {}", shape.len()));
     }

@@ -1,0 +1,165 @@
+//! The fixed cost of a call: decoding a map, reduce or scan call from its
+//! boundary words with as little allocation as the plans allow.
+//!
+//! A call of `Nx_cpu.map`, `reduce` or `scan` passes a program, views, pads
+//! and (for a reduction) the call's words as byte strings of little-endian
+//! 64-bit words. Here they are decoded into a plan of
+//! [`crate::loops::map`] or [`crate::loops::reduce_loop`], every check made
+//! as [`crate::ffi::wire`] makes it (the same functions, the same
+//! messages), but:
+//!
+//! - words are read in place where the bytes are aligned for them, as OCaml
+//!   strings and bytes are, rather than copied ([`le_words`]);
+//! - a program is decoded and checked once per thread and program: the
+//!   plans share the checked program ([`prog`]), keyed by its words;
+//! - views move into the plan rather than being cloned.
+//!
+//! Nothing here knows OCaml, so the decoding is tested and timed with the
+//! crate alone (`bench`).
+
+use crate::core::layout::{Memory, View};
+use crate::ffi::wire::{loads, pads, reduction_of, views, words, Reader};
+use crate::loops::map;
+use crate::loops::prog::Prog;
+use crate::loops::reduce_loop;
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::sync::Arc;
+
+/// Programs each thread keeps decoded: a loop over a few programs (the
+/// usual training step) finds each of them here.
+const CACHED_PROGS: usize = 32;
+
+/// The bytes past which a program is decoded afresh rather than kept:
+/// programs this long are fused loops whose work outweighs their decoding.
+const CACHED_PROG_BYTES: usize = 4096;
+
+/// A decoded program and the words it was decoded from.
+type Decoded = (Box<[u8]>, Arc<Prog>);
+
+thread_local! {
+    /// This thread's decoded programs, most recently used first.
+    static PROGS: RefCell<Vec<Decoded>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The little-endian 64-bit words of `b`: read in place where `b` is aligned
+/// for them on a little-endian machine, else copied ([`words`]). Refuses a
+/// partial word as [`words`] does.
+pub fn le_words(b: &[u8]) -> Result<Cow<'_, [i64]>, String> {
+    if cfg!(target_endian = "little") && b.len().is_multiple_of(8) {
+        // SAFETY: every bit pattern of 8 bytes is an i64; `align_to` gives
+        // the middle part only at an address aligned for i64, within `b`.
+        let (head, mid, tail) = unsafe { b.align_to::<i64>() };
+        if head.is_empty() && tail.is_empty() {
+            return Ok(Cow::Borrowed(mid));
+        }
+    }
+    words(b).map(Cow::Owned)
+}
+
+/// The checked program of the words `b` ([`Prog::decode`]), decoded once per
+/// thread and kept while it is among the [`CACHED_PROGS`] most recently
+/// used; a refused program is decoded (and refused) again each time.
+pub fn prog(b: &[u8]) -> Result<Arc<Prog>, String> {
+    let hit = PROGS.with_borrow_mut(|progs| {
+        let i = progs.iter().position(|(k, _)| k[..] == *b)?;
+        let p = progs[i].1.clone();
+        if i > 0 {
+            progs[..=i].rotate_right(1);
+        }
+        Some(p)
+    });
+    if let Some(p) = hit {
+        return Ok(p);
+    }
+    let p = Arc::new(Prog::decode(&le_words(b)?)?);
+    if b.len() <= CACHED_PROG_BYTES {
+        PROGS.with_borrow_mut(|progs| {
+            progs.truncate(CACHED_PROGS - 1);
+            progs.insert(0, (b.into(), p.clone()));
+        });
+    }
+    Ok(p)
+}
+
+/// Plans a map call from its words: the program, the views (destinations
+/// first), the loads' pads and the number of destinations, the views over
+/// `mems`.
+pub fn plan_map(prog_b: &[u8], view_b: &[u8], pad_b: &[u8], n_dsts: i64, mems: &[Memory]) -> Result<map::Plan, String> {
+    let (view_w, pad_w) = (le_words(view_b), le_words(pad_b));
+    let p = prog(prog_b)?;
+    let mut all = views(&view_w?, mems)?;
+    let n_dsts = usize::try_from(n_dsts).ok().filter(|&n| n <= all.len()).ok_or("a destination count past the views")?;
+    let pads = pads(&pad_w?)?;
+    let operands = all.split_off(n_dsts);
+    map::plan_loads(p, all, loads(operands, pads)?)
+}
+
+/// Whether a reduction call's words describe a scan: whole words, the
+/// first 1.
+pub fn is_scan(call_b: &[u8]) -> bool {
+    call_b.len() >= 8 && call_b.len().is_multiple_of(8) && call_b[..8] == 1i64.to_le_bytes()
+}
+
+/// Plans a reduce or scan call from its words: the program, the views
+/// (destinations, then a scan's carry if any, then the loads), the loads'
+/// pads and the call's words, the views over `mems`. The call's words: 0,
+/// the loop's rank and shape, the axes' count and axes, the reductions'
+/// count and (code, output) each, for a reduce; 1, the rank and shape, the
+/// axis, a code and an output, whether a carry is given (0 or 1), for a
+/// scan.
+pub fn plan_reduction(
+    prog_b: &[u8],
+    view_b: &[u8],
+    pad_b: &[u8],
+    call_b: &[u8],
+    mems: &[Memory],
+) -> Result<reduce_loop::Plan, String> {
+    let (view_w, pad_w, call_w) = (le_words(view_b), le_words(pad_b), le_words(call_b));
+    let p = prog(prog_b)?;
+    let call_w = call_w?;
+    let mut r = Reader::new(&call_w, "reduction");
+    let scan = r.count("kind")? == 1;
+    let rank = r.count("rank")?;
+    let shape = r.counts(rank, "extent")?;
+    let pads = pads(&pad_w?)?;
+    let mut all: Vec<View> = views(&view_w?, mems)?;
+    if scan {
+        let axis = r.count("axis")?;
+        let red = reduction_of(r.word()?)?;
+        let k = r.count("output")?;
+        let with_carry = r.count("carry")? == 1;
+        r.finish()?;
+        let (n_dsts, n_carry) = (red.outputs(), with_carry as usize);
+        if all.len() < n_dsts + n_carry {
+            return Err(format!("{} arrays for a {red:?} scan's destinations and carry", all.len()));
+        }
+        let operands = all.split_off(n_dsts + n_carry);
+        let carry = if with_carry { all.pop() } else { None };
+        reduce_loop::plan_scan(p, shape, axis, (red, k), carry, all, loads(operands, pads)?)
+    } else {
+        let axes = {
+            let n = r.count("axis count")?;
+            r.counts(n, "axis")?
+        };
+        let n = r.count("reduction count")?;
+        let mut rs = Vec::with_capacity(n.min(64));
+        for _ in 0..n {
+            let red = reduction_of(r.word()?)?;
+            rs.push((red, r.count("output")?));
+        }
+        r.finish()?;
+        let n_dsts: usize = rs.iter().map(|(red, _)| red.outputs()).sum();
+        if all.len() < n_dsts {
+            return Err(format!("{} arrays for reductions that write {n_dsts}", all.len()));
+        }
+        let operands = all.split_off(n_dsts);
+        reduce_loop::plan_reduce(p, shape, axes, rs, all, loads(operands, pads)?)
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+#[cfg(test)]
+mod bench;
