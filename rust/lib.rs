@@ -15,7 +15,6 @@
 //! - [`reduce`]: the lane-order core of reductions and scans;
 //! - [`loops`]: programs, columns, casts, memory I/O, pads, and the `map`,
 //!   `reduce` and `scan` loops over them;
-//! - [`overhead`]: decoding a call from its words at a small fixed cost;
 //! - [`ffi`]: the OCaml boundary, a file per family over one shared
 //!   decoding of views and answers.
 
@@ -23,5 +22,4 @@ pub mod core;
 pub mod kinds;
 pub mod reduce;
 pub mod loops;
-pub mod overhead;
 pub mod ffi;

@@ -1,7 +1,7 @@
 //! `Nx_cpu.map`'s entry.
 
 use super::boundary::{call_unrooted, string_bytes};
-use crate::overhead::plan_map;
+use crate::ffi::calls::plan_map;
 use ocaml_interop::{OCaml, OCamlBytes, OCamlInt, OCamlRuntime};
 
 /// `Nx_cpu.map`: a program's words, the views' words (destinations first),

@@ -9,11 +9,13 @@
 //! index out of range or a layout that leaves its buffer is refused.
 //!
 //! [`wire`] decodes the words, without OCaml, so that its checks are tested
-//! with the crate alone; `boundary` holds what every kernel's entry shares
+//! with the crate alone, and [`calls`] decodes a whole map, reduce or scan
+//! call from them at a small fixed cost; `boundary` holds what every kernel's entry shares
 //! (the buffers' memory, the door, the lock, answers); then one file per
 //! family of externals.
 
 pub mod wire;
+pub mod calls;
 #[cfg(feature = "ocaml")]
 pub mod boundary;
 #[cfg(feature = "ocaml")]

@@ -1,7 +1,7 @@
 //! `Nx_cpu.reduce`'s and `Nx_cpu.scan`'s entry.
 
 use super::boundary::{call_unrooted, string_bytes};
-use crate::overhead::{is_scan, plan_reduction};
+use crate::ffi::calls::{is_scan, plan_reduction};
 use ocaml_interop::{OCaml, OCamlBytes, OCamlInt, OCamlRuntime};
 
 /// `Nx_cpu.reduce` and `Nx_cpu.scan`: a program's words, the views' words

@@ -1,6 +1,6 @@
 //! The fixed cost of a call in Rust alone: a call decoded from its words,
 //! planned, let in by the door and run, as `ffi` does but for OCaml:
-//! `cargo test --release --no-default-features --lib overhead::bench -- --ignored --nocapture`.
+//! `cargo test --release --no-default-features --lib ffi::calls::bench -- --ignored --nocapture`.
 //! Each figure is the least over rounds of the calling thread's CPU time
 //! per call.
 
