@@ -16,6 +16,7 @@
 //! - [`loops`]: programs, columns, casts, memory I/O, pads, and the `map`,
 //!   `reduce` and `scan` loops over them;
 //! - [`overhead`]: decoding a call from its words at a small fixed cost;
+//! - [`fft`]: Fourier transforms (c2c, r2c, c2r);
 //! - [`ffi`]: the OCaml boundary, a file per family over one shared
 //!   decoding of views and answers.
 
@@ -24,4 +25,5 @@ pub mod kinds;
 pub mod reduce;
 pub mod loops;
 pub mod overhead;
+pub mod fft;
 pub mod ffi;
