@@ -37,6 +37,7 @@ pub trait Real:
     /// The value nearest `x`.
     fn of(x: f64) -> Self;
     /// The value as an `f64` (exact).
+    #[cfg(test)]
     fn to_f64(self) -> f64;
     /// `self * a + b`, rounded once.
     fn fma(self, a: Self, b: Self) -> Self;
@@ -52,6 +53,7 @@ impl Real for f32 {
     fn of(x: f64) -> f32 {
         x as f32
     }
+    #[cfg(test)]
     fn to_f64(self) -> f64 {
         self as f64
     }
@@ -75,6 +77,7 @@ impl Real for f64 {
     fn of(x: f64) -> f64 {
         x
     }
+    #[cfg(test)]
     fn to_f64(self) -> f64 {
         self
     }
