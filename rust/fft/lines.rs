@@ -161,7 +161,7 @@ fn pass<T: Real>(op: Op, axis: usize, src: &Arr<T>, dst: &Arr<T>) {
     if lines == 0 || n == 0 {
         return;
     }
-    let packed = matches!(op, Op::R2c | Op::C2r) && n % 2 == 0 && n >= 512;
+    let packed = matches!(op, Op::R2c | Op::C2r) && n.is_multiple_of(2) && n >= 512;
     let cn = if packed { n / 2 } else { n };
     let dir = match op {
         Op::C2c(d) => d,

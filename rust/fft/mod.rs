@@ -125,7 +125,7 @@ pub fn plan(kind: Kind, axes: &[usize], dst: View, x: View) -> Result<Fft, Strin
 
 /// The error factor e(n) of one axis of n points (the contract's bound).
 pub fn error_factor(n: usize, real_last: bool) -> f64 {
-    if real_last && n % 2 == 0 && n >= 512 {
+    if real_last && n.is_multiple_of(2) && n >= 512 {
         return error_factor(n / 2, false) + 8.0;
     }
     let primes = passes::radices(n).into_iter().flat_map(|r| if r == 4 { vec![2, 2] } else { vec![r] });

@@ -59,17 +59,17 @@ impl<T: Real> Work<T> {
 /// two, then its odd primes ascending.
 pub fn radices(mut n: usize) -> Vec<usize> {
     let mut r = Vec::new();
-    while n % 4 == 0 {
+    while n.is_multiple_of(4) {
         r.push(4);
         n /= 4;
     }
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         r.push(2);
         n /= 2;
     }
     let mut p = 3;
     while p * p <= n {
-        while n % p == 0 {
+        while n.is_multiple_of(p) {
             r.push(p);
             n /= p;
         }

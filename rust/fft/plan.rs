@@ -170,7 +170,7 @@ fn build<T: Real>(n: usize, dir: Direction) -> Plan<T> {
         }))
     } else if n >= BAILEY_MIN {
         // n1 the greatest divisor of n at most √n.
-        let n1 = (1..=n).take_while(|d| d * d <= n).filter(|d| n % d == 0).last().unwrap_or(1);
+        let n1 = (1..=n).take_while(|d| d * d <= n).filter(|&d| n.is_multiple_of(d)).last().unwrap_or(1);
         if n1 > 1 {
             Algo::Bailey(Box::new(Bailey {
                 n1,
@@ -285,9 +285,25 @@ impl<T: Real> Bluestein<T> {
 }
 
 /// Lanes per chunk of one of Bailey's steps over sub-lines of `n` points:
-/// about 16 K points.
+/// about 16 K points, and at least 16 lanes, so that each run the chunk
+/// reads or writes fills a cache line.
 fn chunk_lanes(n: usize, lanes: usize) -> usize {
-    (16384 / n).clamp(1, 64).min(lanes)
+    (16384 / n).clamp(16, 64).min(lanes)
+}
+
+/// Copies a run of a few elements in blocks of 16 (a `memcpy` call for
+/// each short run costs more than its copy).
+#[inline(always)]
+fn copy_run<T: Copy>(dst: &mut [T], src: &[T]) {
+    let mut d = dst.chunks_exact_mut(16);
+    let mut s = src.chunks_exact(16);
+    for (a, b) in (&mut d).zip(&mut s) {
+        let a: &mut [T; 16] = a.try_into().expect("a block of 16");
+        *a = *<&[T; 16]>::try_from(b).expect("a block of 16");
+    }
+    for (a, b) in d.into_remainder().iter_mut().zip(s.remainder()) {
+        *a = *b;
+    }
 }
 
 impl<T: Real> Bailey<T> {
@@ -354,8 +370,8 @@ impl<T: Real> Bailey<T> {
                 // SAFETY: `at + c <= n`, inside `w.br`, `w.bi`, which no
                 // thread writes during this step.
                 unsafe {
-                    lw.ar[c * j2..c * j2 + c].copy_from_slice(std::slice::from_raw_parts(br.at(at), c));
-                    lw.ai[c * j2..c * j2 + c].copy_from_slice(std::slice::from_raw_parts(bi.at(at), c));
+                    copy_run(&mut lw.ar[c * j2..c * j2 + c], std::slice::from_raw_parts(br.at(at), c));
+                    copy_run(&mut lw.ai[c * j2..c * j2 + c], std::slice::from_raw_parts(bi.at(at), c));
                 }
             }
             self.second.run(c, lw);
@@ -365,8 +381,8 @@ impl<T: Real> Bailey<T> {
                 // l0 + c are this chunk's alone, and no thread reads `w.ar`
                 // during this step.
                 unsafe {
-                    std::slice::from_raw_parts_mut(ar.at(at), c).copy_from_slice(&lw.ar[c * k2..c * k2 + c]);
-                    std::slice::from_raw_parts_mut(ai.at(at), c).copy_from_slice(&lw.ai[c * k2..c * k2 + c]);
+                    copy_run(std::slice::from_raw_parts_mut(ar.at(at), c), &lw.ar[c * k2..c * k2 + c]);
+                    copy_run(std::slice::from_raw_parts_mut(ai.at(at), c), &lw.ai[c * k2..c * k2 + c]);
                 }
             }
         });
