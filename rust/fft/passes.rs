@@ -140,33 +140,52 @@ type Out<'a, T> = (&'a mut [T], &'a mut [T]);
 fn pass2<T: Real>(st: &Stage<T>, s: usize, (xr, xi): In<T>, (yr, yi): Out<T>) {
     let m = st.m;
     for q in 0..m {
-        let (wr, wi) = (st.wr[q], st.wi[q]);
         let (a, b) = (s * q, s * (q + m));
-        let (ar, ai, br, bi) = (&xr[a..a + s], &xi[a..a + s], &xr[b..b + s], &xi[b..b + s]);
         let o = 2 * s * q;
         let (y0r, y1r) = yr[o..o + 2 * s].split_at_mut(s);
         let (y0i, y1i) = yi[o..o + 2 * s].split_at_mut(s);
-        for t in 0..s {
-            y0r[t] = ar[t] + br[t];
-            y0i[t] = ai[t] + bi[t];
-            let (r, i) = cmul(ar[t] - br[t], ai[t] - bi[t], wr, wi);
-            y1r[t] = r;
-            y1i[t] = i;
-        }
+        let x = [&xr[a..a + s], &xi[a..a + s], &xr[b..b + s], &xi[b..b + s]];
+        radix2(x[0], x[1], x[2], x[3], y0r, y0i, y1r, y1i, st.wr[q], st.wi[q]);
+    }
+}
+
+/// One radix-2 butterfly at each lane, its slices arguments so that the
+/// compiler knows they do not overlap and vectorises the loop.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn radix2<T: Real>(
+    ar: &[T],
+    ai: &[T],
+    br: &[T],
+    bi: &[T],
+    y0r: &mut [T],
+    y0i: &mut [T],
+    y1r: &mut [T],
+    y1i: &mut [T],
+    wr: T,
+    wi: T,
+) {
+    let s = y0r.len();
+    let (ar, ai, br, bi) = (&ar[..s], &ai[..s], &br[..s], &bi[..s]);
+    let (y0i, y1r, y1i) = (&mut y0i[..s], &mut y1r[..s], &mut y1i[..s]);
+    for t in 0..s {
+        y0r[t] = ar[t] + br[t];
+        y0i[t] = ai[t] + bi[t];
+        let (r, i) = cmul(ar[t] - br[t], ai[t] - bi[t], wr, wi);
+        y1r[t] = r;
+        y1i[t] = i;
     }
 }
 
 fn pass4<T: Real>(st: &Stage<T>, s: usize, (xr, xi): In<T>, (yr, yi): Out<T>) {
     let m = st.m;
-    let inverse = st.inverse;
     for q in 0..m {
-        let w = |k: usize| (st.wr[3 * q + k - 1], st.wi[3 * q + k - 1]);
-        let ((w1r, w1i), (w2r, w2i), (w3r, w3i)) = (w(1), w(2), w(3));
+        let w = &st.wr[3 * q..3 * q + 3];
+        let v = &st.wi[3 * q..3 * q + 3];
+        let w = [w[0], v[0], w[1], v[1], w[2], v[2]];
         let at = |j: usize| s * (q + m * j);
-        let (x0r, x0i) = (&xr[at(0)..at(0) + s], &xi[at(0)..at(0) + s]);
-        let (x1r, x1i) = (&xr[at(1)..at(1) + s], &xi[at(1)..at(1) + s]);
-        let (x2r, x2i) = (&xr[at(2)..at(2) + s], &xi[at(2)..at(2) + s]);
-        let (x3r, x3i) = (&xr[at(3)..at(3) + s], &xi[at(3)..at(3) + s]);
+        let x = |j: usize| (&xr[at(j)..at(j) + s], &xi[at(j)..at(j) + s]);
+        let (x0, x1, x2, x3) = (x(0), x(1), x(2), x(3));
         let o = 4 * s * q;
         let (y0r, rest) = yr[o..o + 4 * s].split_at_mut(s);
         let (y1r, rest) = rest.split_at_mut(s);
@@ -174,25 +193,59 @@ fn pass4<T: Real>(st: &Stage<T>, s: usize, (xr, xi): In<T>, (yr, yi): Out<T>) {
         let (y0i, rest) = yi[o..o + 4 * s].split_at_mut(s);
         let (y1i, rest) = rest.split_at_mut(s);
         let (y2i, y3i) = rest.split_at_mut(s);
-        for t in 0..s {
-            let (t0r, t0i) = (x0r[t] + x2r[t], x0i[t] + x2i[t]);
-            let (t1r, t1i) = (x0r[t] - x2r[t], x0i[t] - x2i[t]);
-            let (t2r, t2i) = (x1r[t] + x3r[t], x1i[t] + x3i[t]);
-            let (dr, di) = (x1r[t] - x3r[t], x1i[t] - x3i[t]);
-            // σ i (x1 - x3): -i forward, +i inverse.
-            let (t3r, t3i) = if inverse { (-di, dr) } else { (di, -dr) };
-            y0r[t] = t0r + t2r;
-            y0i[t] = t0i + t2i;
-            let (r, i) = cmul(t1r + t3r, t1i + t3i, w1r, w1i);
-            y1r[t] = r;
-            y1i[t] = i;
-            let (r, i) = cmul(t0r - t2r, t0i - t2i, w2r, w2i);
-            y2r[t] = r;
-            y2i[t] = i;
-            let (r, i) = cmul(t1r - t3r, t1i - t3i, w3r, w3i);
-            y3r[t] = r;
-            y3i[t] = i;
-        }
+        let radix4 = if st.inverse { radix4::<T, true> } else { radix4::<T, false> };
+        radix4(x0.0, x0.1, x1.0, x1.1, x2.0, x2.1, x3.0, x3.1, y0r, y0i, y1r, y1i, y2r, y2i, y3r, y3i, w);
+    }
+}
+
+/// One radix-4 butterfly at each lane and its twiddles `w` (w1, w2, w3,
+/// real then imaginary), the slices arguments so that the compiler knows
+/// they do not overlap and vectorises the loop.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn radix4<T: Real, const INVERSE: bool>(
+    x0r: &[T],
+    x0i: &[T],
+    x1r: &[T],
+    x1i: &[T],
+    x2r: &[T],
+    x2i: &[T],
+    x3r: &[T],
+    x3i: &[T],
+    y0r: &mut [T],
+    y0i: &mut [T],
+    y1r: &mut [T],
+    y1i: &mut [T],
+    y2r: &mut [T],
+    y2i: &mut [T],
+    y3r: &mut [T],
+    y3i: &mut [T],
+    w: [T; 6],
+) {
+    let s = y0r.len();
+    let (x0r, x0i, x1r, x1i) = (&x0r[..s], &x0i[..s], &x1r[..s], &x1i[..s]);
+    let (x2r, x2i, x3r, x3i) = (&x2r[..s], &x2i[..s], &x3r[..s], &x3i[..s]);
+    let (y0i, y1r, y1i) = (&mut y0i[..s], &mut y1r[..s], &mut y1i[..s]);
+    let (y2r, y2i, y3r, y3i) = (&mut y2r[..s], &mut y2i[..s], &mut y3r[..s], &mut y3i[..s]);
+    let [w1r, w1i, w2r, w2i, w3r, w3i] = w;
+    for t in 0..s {
+        let (t0r, t0i) = (x0r[t] + x2r[t], x0i[t] + x2i[t]);
+        let (t1r, t1i) = (x0r[t] - x2r[t], x0i[t] - x2i[t]);
+        let (t2r, t2i) = (x1r[t] + x3r[t], x1i[t] + x3i[t]);
+        let (dr, di) = (x1r[t] - x3r[t], x1i[t] - x3i[t]);
+        // σ i (x1 - x3): -i forward, +i inverse.
+        let (t3r, t3i) = if INVERSE { (-di, dr) } else { (di, -dr) };
+        y0r[t] = t0r + t2r;
+        y0i[t] = t0i + t2i;
+        let (r, i) = cmul(t1r + t3r, t1i + t3i, w1r, w1i);
+        y1r[t] = r;
+        y1i[t] = i;
+        let (r, i) = cmul(t0r - t2r, t0i - t2i, w2r, w2i);
+        y2r[t] = r;
+        y2i[t] = i;
+        let (r, i) = cmul(t1r - t3r, t1i - t3i, w3r, w3i);
+        y3r[t] = r;
+        y3i[t] = i;
     }
 }
 
