@@ -2,7 +2,7 @@
 //! thread's buffers (lanes interleaved), transformed and scattered.
 
 use super::passes::Work;
-use super::plan::{halves, plan, Plan};
+use super::plan::{halves, plan, Line, Plan};
 use super::real::{cmul, Real};
 use super::{Direction, Fft, Kind};
 use crate::core::layout::View;
@@ -174,6 +174,14 @@ fn pass<T: Real>(op: Op, axis: usize, src: &Arr<T>, dst: &Arr<T>) {
     if plan.long() {
         let mut w = Work::default();
         for l in 0..lines {
+            if let Op::C2c(_) = op {
+                let line = |a: &Arr<T>| Line { ptr: a.ptr, off: a.line(axis, l), step: a.strides[axis] };
+                // SAFETY: both lines are lines of checked operands, which
+                // the call alone touches; `src` may be `dst` itself.
+                if unsafe { plan.exec_line(line(src), line(dst)) } {
+                    continue;
+                }
+            }
             job.group(l, 1, &mut w);
         }
     } else {

@@ -249,6 +249,43 @@ impl<T: Real> Plan<T> {
     }
 }
 
+/// A line of complex points in memory: point j's real part at
+/// `off + j * step` parts from `ptr`, its imaginary part the next part.
+#[derive(Clone, Copy)]
+pub struct Line<T> {
+    pub ptr: *mut T,
+    pub off: isize,
+    pub step: isize,
+}
+
+impl<T: Real> Plan<T> {
+    /// Transforms the line `src` into the line `dst` (which may be `src`
+    /// itself) where the plan reads and writes lines in memory directly,
+    /// as Bailey's steps do, with the bits of [`Plan::exec`]; otherwise
+    /// answers false and does nothing.
+    ///
+    /// # Safety
+    /// Every point of both lines, n of them, must lie in memory the caller
+    /// may read (`src`) and write (`dst`) for the call, which nothing else
+    /// touches meanwhile.
+    pub unsafe fn exec_line(&self, src: Line<T>, dst: Line<T>) -> bool {
+        let Algo::Bailey(b) = &self.algo else { return false };
+        let (s, d) = (Shared(src.ptr), Shared(dst.ptr));
+        let (so, ss, dof, ds) = (src.off, src.step, dst.off, dst.step);
+        let at = |off: isize, step: isize, i: usize| (off + i as isize * step) as usize;
+        // SAFETY (both): point i < n of a line, which the caller lets the
+        // call read or write; `steps` reads every point before it writes
+        // one, and writes each from one thread.
+        let read = |i: usize| unsafe { (s.at(at(so, ss, i)).read_unaligned(), s.at(at(so, ss, i) + 1).read_unaligned()) };
+        let write = |i: usize, r: T, m: T| unsafe {
+            d.at(at(dof, ds, i)).write_unaligned(r);
+            d.at(at(dof, ds, i) + 1).write_unaligned(m);
+        };
+        b.steps(read, write);
+        true
+    }
+}
+
 impl<T: Real> Bluestein<T> {
     fn run(&self, n: usize, lanes: usize, w: &mut Work<T>) {
         let m = self.m;
@@ -307,17 +344,33 @@ fn copy_run<T: Copy>(dst: &mut [T], src: &[T]) {
 }
 
 impl<T: Real> Bailey<T> {
-    /// One line in `w.ar`, `w.ai`, over the threads: each chunk of lanes of
-    /// a step is gathered into a thread's own buffers, transformed and
-    /// scattered, so a chunk's bits do not depend on its thread.
+    /// One line in `w.ar`, `w.ai`, in place.
     fn run(&self, w: &mut Work<T>) {
+        let n = self.n1 * self.n2;
+        let (ar, ai) = (Shared(w.ar.as_mut_ptr()), Shared(w.ai.as_mut_ptr()));
+        // SAFETY (both): `i < n`, inside `w.ar`, `w.ai`; `steps` reads them
+        // all before it writes, and writes each point from one thread.
+        let read = |i: usize| unsafe { (*ar.at(i), *ai.at(i)) };
+        let write = |i: usize, r: T, m: T| unsafe {
+            *ar.at(i) = r;
+            *ai.at(i) = m;
+        };
+        debug_assert!(w.ar.len() == n && w.ai.len() == n);
+        self.steps(read, write);
+    }
+
+    /// The four steps from the points `read` gives, by index, to the
+    /// points `write` takes, over the threads. `read` is called only in the
+    /// first step and `write` only in the second, each point once, from one
+    /// thread. Each chunk of lanes of a step is gathered into a thread's own
+    /// buffers, transformed and scattered, so a chunk's bits do not depend
+    /// on its thread.
+    fn steps(&self, read: impl Fn(usize) -> (T, T) + Sync, write: impl Fn(usize, T, T) + Sync) {
         let (n1, n2) = (self.n1, self.n2);
         let n = n1 * n2;
-        w.br.resize(n, T::ZERO);
-        w.bi.resize(n, T::ZERO);
-        let (ar, ai) = (Shared(w.ar.as_mut_ptr()), Shared(w.ai.as_mut_ptr()));
-        let (br, bi) = (Shared(w.br.as_mut_ptr()), Shared(w.bi.as_mut_ptr()));
-        // Step 1: lanes j2 < n2 of n1 points at j2 + n2 j1; into b at
+        let (mut zr, mut zi) = (vec![T::ZERO; n], vec![T::ZERO; n]);
+        let (br, bi) = (Shared(zr.as_mut_ptr()), Shared(zi.as_mut_ptr()));
+        // Step 1: lanes j2 < n2 of n1 points at j2 + n2 j1; into z at
         // k1 + n1 j2, times the twiddle.
         let c1 = chunk_lanes(n1, n2);
         each_chunk(n2.div_ceil(c1), |lw, chunk| {
@@ -327,13 +380,7 @@ impl<T: Real> Bailey<T> {
             lw.ai.resize(n1 * c, T::ZERO);
             for j1 in 0..n1 {
                 for l in 0..c {
-                    let at = l0 + l + n2 * j1;
-                    // SAFETY: `at < n`, inside `w.ar`, `w.ai`, which no
-                    // thread writes during this step.
-                    unsafe {
-                        lw.ar[l + c * j1] = *ar.at(at);
-                        lw.ai[l + c * j1] = *ai.at(at);
-                    }
+                    (lw.ar[l + c * j1], lw.ai[l + c * j1]) = read(l0 + l + n2 * j1);
                 }
             }
             self.first.run(c, lw);
@@ -344,8 +391,8 @@ impl<T: Real> Bailey<T> {
                     let (tr, ti) = self.twiddles.get(r);
                     let (x, y) = cmul(lw.ar[l + c * k1], lw.ai[l + c * k1], tr, ti);
                     let at = k1 + n1 * j2;
-                    // SAFETY: `at < n`, inside `w.br`, `w.bi`; lane j2 is
-                    // this chunk's alone, so no other thread writes `at`.
+                    // SAFETY: `at < n`, inside `zr`, `zi`; lane j2 is this
+                    // chunk's alone, so no other thread writes `at`.
                     unsafe {
                         *br.at(at) = x;
                         *bi.at(at) = y;
@@ -357,7 +404,7 @@ impl<T: Real> Bailey<T> {
                 }
             }
         });
-        // Step 2: lanes k1 < n1 of n2 points at k1 + n1 j2; into a at
+        // Step 2: lanes k1 < n1 of n2 points at k1 + n1 j2; written at
         // k1 + n1 k2, the natural order.
         let c2 = chunk_lanes(n2, n1);
         each_chunk(n1.div_ceil(c2), |lw, chunk| {
@@ -367,8 +414,8 @@ impl<T: Real> Bailey<T> {
             lw.ai.resize(n2 * c, T::ZERO);
             for j2 in 0..n2 {
                 let at = l0 + n1 * j2;
-                // SAFETY: `at + c <= n`, inside `w.br`, `w.bi`, which no
-                // thread writes during this step.
+                // SAFETY: `at + c <= n`, inside `zr`, `zi`, which no thread
+                // writes during this step.
                 unsafe {
                     copy_run(&mut lw.ar[c * j2..c * j2 + c], std::slice::from_raw_parts(br.at(at), c));
                     copy_run(&mut lw.ai[c * j2..c * j2 + c], std::slice::from_raw_parts(bi.at(at), c));
@@ -376,13 +423,8 @@ impl<T: Real> Bailey<T> {
             }
             self.second.run(c, lw);
             for k2 in 0..n2 {
-                let at = l0 + n1 * k2;
-                // SAFETY: `at + c <= n`, inside `w.ar`, `w.ai`; lanes l0 to
-                // l0 + c are this chunk's alone, and no thread reads `w.ar`
-                // during this step.
-                unsafe {
-                    copy_run(std::slice::from_raw_parts_mut(ar.at(at), c), &lw.ar[c * k2..c * k2 + c]);
-                    copy_run(std::slice::from_raw_parts_mut(ai.at(at), c), &lw.ai[c * k2..c * k2 + c]);
+                for l in 0..c {
+                    write(l0 + l + n1 * k2, lw.ar[l + c * k2], lw.ai[l + c * k2]);
                 }
             }
         });

@@ -586,3 +586,16 @@ fn timings() {
     let mut d = Arr::<f32>::contiguous(Dtype::Complex64, &[n], &vec![0.0; 2 * n]);
     time("c2c 2^25 complex64", 2, || run(Kind::C2c(Forward), &[0], &mut d, &mut x).unwrap());
 }
+
+/// A long line transformed in place in the destination (the pass along a
+/// second axis) has the bits of the same line transformed into a fresh one.
+#[test]
+fn long_lines_in_place_match_fresh_destinations() {
+    let shape = [1 << 15, 2];
+    let x = randoms::<f32>(2 * (1 << 16), 11);
+    let both = transform::<f32>(Kind::C2c(Forward), &shape, &[0, 1], &x);
+    let rows = transform::<f32>(Kind::C2c(Forward), &shape, &[1], &x);
+    let then = transform::<f32>(Kind::C2c(Forward), &shape, &[0], &rows);
+    assert!(same_bits(&both, &then));
+    check_bits::<f32>(Kind::C2c(Inverse), &shape, &[0, 1], 12);
+}
