@@ -138,3 +138,18 @@ let scan ?carry p ~axis (r, k) ~dsts loads =
       let shape = Array.to_list (Nx_array.shape d0) in
       let call = [ 1; List.length shape ] @ shape @ [ axis; reduction_code r; k; Bool.to_int (carry <> None) ] in
       reduction p ~call ~first:(Iarray.to_list dsts @ Option.to_list carry) loads
+
+(* Fourier transforms: the call's words (the kind, 0 a Forward c2c, 1 an
+   Inverse c2c, 2 r2c, 3 c2r; the axes' count and axes), then dst's and x's
+   views. The kernel checks every call in full before any write. *)
+external fft_raw : bytes -> bytes -> Nx_array.Buffer.t array -> int * string = "nx_cpu_fft"
+
+let fft kind ~axes dst x =
+  let view_words, buffers = views [| dst; x |] in
+  answer (fft_raw (words ((kind :: Iarray.length axes :: Iarray.to_list axes))) view_words buffers)
+
+let c2c d ~axes ~dst x =
+  fft (match d with Nx_kernel.Forward -> 0 | Nx_kernel.Inverse -> 1) ~axes (Nx_array.Any dst) (Nx_array.Any x)
+
+let r2c ~axes ~dst x = fft 2 ~axes (Nx_array.Any dst) (Nx_array.Any x)
+let c2r ~axes ~dst x = fft 3 ~axes (Nx_array.Any dst) (Nx_array.Any x)

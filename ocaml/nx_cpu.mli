@@ -42,3 +42,27 @@ val isa : unit -> string
 val set_threads : int -> unit
 (** Sets the number of threads kernels use, from 1 to 1024. Calls already
     running keep theirs. Raises [Invalid_argument] outside that range. *)
+
+(** {1 Fourier transforms}
+
+    [c2c], [r2c] and [c2r] compute every case that fits, in complex64 and
+    float32 or complex128 and float64. A transform's result is a function of
+    its operand's values alone, whatever its layout, its batch or the
+    threads, but for a NaN's sign and payload. It works in host memory the
+    call holds until it returns. Barring underflow and overflow, a transform
+    [ŷ] of [N] points, the product of the points along each of [axes], is
+    within [‖ŷ - y‖₂ <= ε u √N ‖x‖₂] of the exact [y], [u] the unit roundoff
+    of [x]'s parts and [‖x‖₂] its norm, a c2r's [√2] times its operand's,
+    the parts that never contribute included. [ε] is the sum over [axes] of
+    [e(n)], [n] the points along the axis:
+    - [e(n) = 8 Σ p^(3/2) + 8] over [n]'s prime factors [p], with
+      multiplicity: a line computes by passes of radix 2, 4 and [n]'s odd
+      primes, or, from [2^15] points, by Bailey's four steps;
+    - where a prime factor of [n] exceeds 250, [e(n) = 6 e(m) + 26], [m] the
+      least power of two at least [2n - 1]: the line computes by
+      Bluestein's convolution of [m] points, unless the transform of the
+      conjugate chirp [e^(πi j²/n)], wrapped at [m], exceeds [2 √(2n - 1)]
+      in magnitude, when it computes by passes within the first [e(n)];
+    - the last axis of a real transform of even [n >= 512] counts
+      [e(n/2) + 8] in place of [e(n)]: its lines compute through complex
+      ones of [n/2] points. *)

@@ -9,6 +9,8 @@ let same_precision (Nx_array.Dtype.Any r) (Nx_array.Dtype.Any c) =
 let full_precision (Nx_array.Dtype.Any d) =
   match d with Float32 | Float64 | Complex64 | Complex128 -> true | _ -> false
 
+type direction = Forward | Inverse
+
 module Prog = struct
   type unary =
     | Neg | Abs | Sign | Square | Sqrt | Recip | Trunc | Ceil | Floor | Round
@@ -324,4 +326,11 @@ module type S = sig
   val scan :
     ?carry:Nx_array.any -> Prog.t -> axis:int -> reduction * int ->
     dsts:Nx_array.any iarray -> load iarray -> Nx_array.answer
+
+  val c2c :
+    direction -> axes:int iarray -> dst:(Stdlib.Complex.t, 's) a -> (Stdlib.Complex.t, 's) a ->
+    Nx_array.answer
+
+  val r2c : axes:int iarray -> dst:(Stdlib.Complex.t, 'c) a -> (float, 'r) a -> Nx_array.answer
+  val c2r : axes:int iarray -> dst:(float, 'r) a -> (Stdlib.Complex.t, 'c) a -> Nx_array.answer
 end

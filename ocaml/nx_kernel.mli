@@ -33,6 +33,12 @@ val full_precision : Nx_array.Dtype.any -> bool
 (** Whether a dtype is float32, float64, complex64 or complex128: the
     dtypes the matrix routines compute in. *)
 
+(** A Fourier transform's direction. Both are unnormalised: scaling, as by
+    [1/n] for an inverse, is the caller's. *)
+type direction =
+  | Forward  (** [y.(k) = Σ_j x.(j) e^(-2πi jk/n)]. *)
+  | Inverse  (** [y.(k) = Σ_j x.(j) e^(+2πi jk/n)]. *)
+
 (** Programs: typed DAGs of nodes evaluated at every index of a loop. *)
 module Prog : sig
   (** One-operand kinds. Integers wrap and never trap. *)
@@ -352,4 +358,32 @@ module type S = sig
       reduction [r] of output [k] of [p] over the indices along [axis] up to
       it, inclusive. The loop's shape is the destinations'. With [carry], a
       Monoid scan of each slice continues from the slice's element of it. *)
+
+  (** {2 Fourier transforms}
+
+      Each transform runs along each of [axes], strictly increasing and not
+      empty, at any layout and batch. A transform of zero points is the
+      empty sum. Each library states its error bound. *)
+
+  val c2c :
+    direction -> axes:int iarray -> dst:(Stdlib.Complex.t, 's) a -> (Stdlib.Complex.t, 's) a ->
+    Nx_array.answer
+  (** [c2c d ~axes ~dst x] stores the transform [d] of [x] into [dst], of
+      [x]'s shape and dtype. *)
+
+  val r2c : axes:int iarray -> dst:(Stdlib.Complex.t, 'c) a -> (float, 'r) a -> Nx_array.answer
+  (** [r2c ~axes ~dst x] stores the [Forward] transform of [x], bins [0] to
+      [n/2] along the last of [axes], [n] [x]'s extent there ([dst]'s is
+      [n/2 + 1]). For [n = 0] it is one bin of [+0]. [x] and [dst] are of
+      one precision ({!same_precision}). *)
+
+  val c2r : axes:int iarray -> dst:(float, 'r) a -> (Stdlib.Complex.t, 'c) a -> Nx_array.answer
+  (** [c2r ~axes ~dst x] reads [n/2 + 1] bins [X] along the last of [axes],
+      [n] [dst]'s extent there. It is the [Inverse] transform along each of
+      [axes] but the last, then along the last the real parts of the
+      [Inverse] transform of [X'], [X'.(k) = X.(k)] for [k <= n/2] and
+      [conj X.(n - k)] above: the imaginary parts of bin [0] and, for an
+      even [n], of bin [n/2] never contribute. It is this linear map for
+      every operand, Hermitian or not. [dst] and [x] are of one precision
+      ({!same_precision}). *)
 end

@@ -24,3 +24,5 @@ pub mod host;
 pub mod map;
 #[cfg(feature = "ocaml")]
 pub mod reduce;
+#[cfg(feature = "ocaml")]
+pub mod fft;

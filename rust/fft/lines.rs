@@ -1,0 +1,328 @@
+//! The driver: an operand's lines along an axis, gathered in groups into a
+//! thread's buffers (lanes interleaved), transformed and scattered.
+
+use super::passes::Work;
+use super::plan::{halves, plan, Line, Plan};
+use super::real::{cmul, Real};
+use super::{Direction, Fft, Kind};
+use crate::core::layout::View;
+use crate::core::pool;
+
+/// An operand as parts of `T`: a complex element is two parts, its real
+/// then its imaginary. Strides and offset count parts.
+struct Arr<T> {
+    ptr: *mut T,
+    shape: Vec<usize>,
+    strides: Vec<isize>,
+    offset: isize,
+}
+
+// SAFETY: an `Arr` is an address and a layout that the call's checks keep
+// within its memory, which the door holds for the call; threads write only
+// the lines each alone transforms.
+unsafe impl<T> Send for Arr<T> {}
+// SAFETY: as for `Send`.
+unsafe impl<T> Sync for Arr<T> {}
+
+impl<T: Real> Arr<T> {
+    fn of(v: &View) -> Arr<T> {
+        let k = if v.layout.dtype.is_complex() { 2 } else { 1 };
+        Arr {
+            ptr: v.memory.base as *mut T,
+            shape: v.layout.shape.clone(),
+            strides: v.layout.strides.iter().map(|&s| s * k).collect(),
+            offset: v.layout.offset as isize * k,
+        }
+    }
+
+    /// The first part of line `l` along `axis`, the lines numbered in C
+    /// order of the other axes.
+    fn line(&self, axis: usize, mut l: usize) -> isize {
+        let mut off = self.offset;
+        for d in (0..self.shape.len()).rev().filter(|&d| d != axis) {
+            let n = self.shape[d];
+            off += (l % n) as isize * self.strides[d];
+            l /= n;
+        }
+        off
+    }
+
+    fn lines(&self, axis: usize) -> usize {
+        (0..self.shape.len()).filter(|&d| d != axis).map(|d| self.shape[d]).product()
+    }
+
+    /// A C-contiguous copy of the operand, `parts` parts an element, and
+    /// its `Arr`.
+    fn copy(&self, parts: usize) -> (Vec<T>, Arr<T>) {
+        let last = self.shape.len() - 1;
+        let (n, step) = (self.shape[last], self.strides[last]);
+        let mut held = Vec::with_capacity(self.lines(last) * n * parts);
+        for l in 0..self.lines(last) {
+            let o = self.line(last, l);
+            for j in 0..n as isize {
+                for p in 0..parts as isize {
+                    // SAFETY: an element of the checked operand.
+                    held.push(unsafe { self.ptr.offset(o + j * step + p).read_unaligned() });
+                }
+            }
+        }
+        let mut strides = vec![0isize; self.shape.len()];
+        let mut s = parts as isize;
+        for d in (0..self.shape.len()).rev() {
+            strides[d] = s;
+            s *= self.shape[d] as isize;
+        }
+        let arr = Arr { ptr: held.as_mut_ptr(), shape: self.shape.clone(), strides, offset: 0 };
+        (held, arr)
+    }
+}
+
+/// Runs a checked call, the destination's precision `T`.
+pub fn run<T: Real>(f: &Fft) {
+    if f.dst.layout.size() == 0 {
+        return;
+    }
+    let dst = Arr::<T>::of(&f.dst);
+    let x = Arr::<T>::of(&f.x);
+    let last = *f.axes.last().expect("axes are not empty");
+    let others = f.axes[..f.axes.len() - 1].iter().rev();
+    // Read x from a copy where the destination overlaps it.
+    let apart = !f.dst.overlaps(&f.x);
+    let xparts = if f.x.layout.dtype.is_complex() { 2 } else { 1 };
+    match f.kind {
+        Kind::C2c(dir) => {
+            let held = (!apart).then(|| x.copy(2));
+            let src = held.as_ref().map_or(&x, |h| &h.1);
+            pass(Op::C2c(dir), last, src, &dst);
+            for &a in others {
+                pass(Op::C2c(dir), a, &dst, &dst);
+            }
+        }
+        Kind::R2c => {
+            if f.x.layout.shape[last] == 0 {
+                // One bin of +0 at each index: the empty sum.
+                let n = f.dst.layout.size();
+                for l in 0..n {
+                    // SAFETY: element l of the checked destination, along
+                    // its last axis as lines of one element.
+                    unsafe {
+                        let o = dst.line(dst.shape.len(), l);
+                        dst.ptr.offset(o).write_unaligned(T::ZERO);
+                        dst.ptr.offset(o + 1).write_unaligned(T::ZERO);
+                    }
+                }
+                return;
+            }
+            let held = (!apart).then(|| x.copy(xparts));
+            let src = held.as_ref().map_or(&x, |h| &h.1);
+            pass(Op::R2c, last, src, &dst);
+            for &a in others {
+                pass(Op::C2c(Direction::Forward), a, &dst, &dst);
+            }
+        }
+        Kind::C2r => {
+            let held = (!apart || f.axes.len() > 1).then(|| x.copy(xparts));
+            if let Some((_, h)) = &held {
+                for &a in others {
+                    pass(Op::C2c(Direction::Inverse), a, h, h);
+                }
+            }
+            let src = held.as_ref().map_or(&x, |h| &h.1);
+            pass(Op::C2r, last, src, &dst);
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    C2c(Direction),
+    R2c,
+    C2r,
+}
+
+/// One pass along an axis: its lines, their plan and, for a real line of
+/// even n >= 512 computed through n/2 complex points, the twiddles
+/// e^(σ2πi k/n) for k <= n/2.
+struct Job<'a, T> {
+    op: Op,
+    axis: usize,
+    src: &'a Arr<T>,
+    dst: &'a Arr<T>,
+    n: usize,
+    plan: &'a Plan<T>,
+    halves: Option<&'a [(T, T)]>,
+}
+
+/// Transforms every line of `src` along `axis` into `dst` (which may be
+/// `src` itself: each group of lines is read whole before it is written).
+fn pass<T: Real>(op: Op, axis: usize, src: &Arr<T>, dst: &Arr<T>) {
+    let n = if op == Op::C2r { dst.shape[axis] } else { src.shape[axis] };
+    let lines = dst.lines(axis);
+    if lines == 0 || n == 0 {
+        return;
+    }
+    let packed = matches!(op, Op::R2c | Op::C2r) && n.is_multiple_of(2) && n >= 512;
+    let cn = if packed { n / 2 } else { n };
+    let dir = match op {
+        Op::C2c(d) => d,
+        Op::R2c => Direction::Forward,
+        Op::C2r => Direction::Inverse,
+    };
+    let plan = plan::<T>(cn, dir);
+    let halves = packed.then(|| halves::<T>(n, dir));
+    let job = Job { op, axis, src, dst, n, plan: &plan, halves: halves.as_deref().map(|v| &v[..]) };
+    if plan.long() {
+        let mut w = Work::default();
+        for l in 0..lines {
+            if let Op::C2c(_) = op {
+                let line = |a: &Arr<T>| Line { ptr: a.ptr, off: a.line(axis, l), step: a.strides[axis] };
+                // SAFETY: both lines are lines of checked operands, which
+                // the call alone touches; `src` may be `dst` itself.
+                if unsafe { plan.exec_line(line(src), line(dst)) } {
+                    continue;
+                }
+            }
+            job.group(l, 1, &mut w);
+        }
+    } else {
+        let lanes = (16384 / cn).clamp(1, 256).min(lines);
+        let groups = lines.div_ceil(lanes);
+        let parts = pool::threads().min(groups);
+        pool::run_parts(parts, |part| {
+            let mut w = Work::default();
+            for g in (part..groups).step_by(parts) {
+                let l0 = g * lanes;
+                job.group(l0, lanes.min(lines - l0), &mut w);
+            }
+        });
+    }
+}
+
+impl<T: Real> Job<'_, T> {
+    /// Lines `l0` to `l0 + lanes`: gathered, transformed, scattered.
+    fn group(&self, l0: usize, lanes: usize, w: &mut Work<T>) {
+        let (src, dst, n) = (self.src, self.dst, self.n);
+        let so: Vec<isize> = (0..lanes).map(|b| src.line(self.axis, l0 + b)).collect();
+        let dof: Vec<isize> = (0..lanes).map(|b| dst.line(self.axis, l0 + b)).collect();
+        let (ss, ds) = (src.strides[self.axis], dst.strides[self.axis]);
+        let cn = self.plan.n;
+        w.ar.resize(cn * lanes, T::ZERO);
+        w.ai.resize(cn * lanes, T::ZERO);
+        // SAFETY (both): `p` is a part of an element of the checked operand
+        // (a line's first part plus a point's step below its extent, plus
+        // one for an imaginary part).
+        let rd = |p: isize| unsafe { src.ptr.offset(p).read_unaligned() };
+        let wr = |p: isize, v: T| unsafe { dst.ptr.offset(p).write_unaligned(v) };
+        let at = |b: usize, j: usize| b + lanes * j;
+        match (self.op, self.halves) {
+            (Op::C2c(_), _) => {
+                for j in 0..n {
+                    for (b, &o) in so.iter().enumerate() {
+                        let p = o + j as isize * ss;
+                        (w.ar[at(b, j)], w.ai[at(b, j)]) = (rd(p), rd(p + 1));
+                    }
+                }
+            }
+            (Op::R2c, None) => {
+                for j in 0..n {
+                    for (b, &o) in so.iter().enumerate() {
+                        (w.ar[at(b, j)], w.ai[at(b, j)]) = (rd(o + j as isize * ss), T::ZERO);
+                    }
+                }
+            }
+            (Op::R2c, Some(_)) => {
+                for j in 0..cn {
+                    for (b, &o) in so.iter().enumerate() {
+                        let p = o + 2 * j as isize * ss;
+                        (w.ar[at(b, j)], w.ai[at(b, j)]) = (rd(p), rd(p + ss));
+                    }
+                }
+            }
+            (Op::C2r, None) => {
+                // X'[k] = X[k] for k <= n/2, conj X[n - k] above; the
+                // imaginary parts of bin 0 and of an even n's bin n/2 left out.
+                for k in 0..n {
+                    for (b, &o) in so.iter().enumerate() {
+                        let v = if 2 * k <= n {
+                            let p = o + k as isize * ss;
+                            (rd(p), if k == 0 || 2 * k == n { T::ZERO } else { rd(p + 1) })
+                        } else {
+                            let p = o + (n - k) as isize * ss;
+                            (rd(p), -rd(p + 1))
+                        };
+                        (w.ar[at(b, k)], w.ai[at(b, k)]) = v;
+                    }
+                }
+            }
+            (Op::C2r, Some(tw)) => {
+                // Z_k = (A + B) + i (A - B) e^(2πi k/n), A = X'[k] and
+                // B = X'[k + n/2]: n/2 points whose inverse holds the even
+                // points in its real parts and the odd in its imaginary.
+                for (k, &(tr, ti)) in tw.iter().enumerate().take(cn) {
+                    for (b, &o) in so.iter().enumerate() {
+                        let pa = o + k as isize * ss;
+                        let (ar, ai) = (rd(pa), if k == 0 { T::ZERO } else { rd(pa + 1) });
+                        let pb = o + (cn - k) as isize * ss;
+                        let (br, bi) = if k == 0 { (rd(pb), T::ZERO) } else { (rd(pb), -rd(pb + 1)) };
+                        let (dr, di) = cmul(ar - br, ai - bi, tr, ti);
+                        (w.ar[at(b, k)], w.ai[at(b, k)]) = ((ar + br) - di, (ai + bi) + dr);
+                    }
+                }
+            }
+        }
+        self.plan.exec(lanes, w);
+        match (self.op, self.halves) {
+            (Op::C2c(_), _) => {
+                for j in 0..n {
+                    for (b, &o) in dof.iter().enumerate() {
+                        let p = o + j as isize * ds;
+                        wr(p, w.ar[at(b, j)]);
+                        wr(p + 1, w.ai[at(b, j)]);
+                    }
+                }
+            }
+            (Op::R2c, None) => {
+                for k in 0..=n / 2 {
+                    for (b, &o) in dof.iter().enumerate() {
+                        let p = o + k as isize * ds;
+                        wr(p, w.ar[at(b, k)]);
+                        wr(p + 1, w.ai[at(b, k)]);
+                    }
+                }
+            }
+            (Op::R2c, Some(tw)) => {
+                // X_k = E_k + e^(-2πi k/n) O_k, E_k = (Z_k + conj Z_(h-k))/2
+                // and O_k = -i (Z_k - conj Z_(h-k))/2, indices modulo h.
+                for (k, &(tr, ti)) in tw.iter().enumerate() {
+                    let (zk, zc) = (k % cn, (cn - k % cn) % cn);
+                    for (b, &o) in dof.iter().enumerate() {
+                        let (zr, zi) = (w.ar[at(b, zk)], w.ai[at(b, zk)]);
+                        let (cr, ci) = (w.ar[at(b, zc)], -w.ai[at(b, zc)]);
+                        let (er, ei) = ((zr + cr) * T::HALF, (zi + ci) * T::HALF);
+                        let (dr, di) = ((zr - cr) * T::HALF, (zi - ci) * T::HALF);
+                        let (or, oi) = cmul(di, -dr, tr, ti);
+                        let p = o + k as isize * ds;
+                        wr(p, er + or);
+                        wr(p + 1, ei + oi);
+                    }
+                }
+            }
+            (Op::C2r, None) => {
+                for j in 0..n {
+                    for (b, &o) in dof.iter().enumerate() {
+                        wr(o + j as isize * ds, w.ar[at(b, j)]);
+                    }
+                }
+            }
+            (Op::C2r, Some(_)) => {
+                for j in 0..cn {
+                    for (b, &o) in dof.iter().enumerate() {
+                        let p = o + 2 * j as isize * ds;
+                        wr(p, w.ar[at(b, j)]);
+                        wr(p + ds, w.ai[at(b, j)]);
+                    }
+                }
+            }
+        }
+    }
+}

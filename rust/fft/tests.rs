@@ -1,0 +1,601 @@
+//! Transforms against a double-double DFT (f64 for float32 where the DFT
+//! would be too slow), round trips, bits across layouts, batches and
+//! threads, zero sizes and refusals.
+
+use super::real::Real;
+use super::twiddle::{Cis, Dd};
+use super::{error_factor, plan, Direction, Kind};
+use crate::core::call::Call;
+use crate::core::dtype::Dtype;
+use crate::core::layout::{Layout, Memory, View};
+use crate::core::pool;
+use crate::core::test_rng::splitmix;
+use Direction::{Forward, Inverse};
+
+fn complex_dtype<T: Real>() -> Dtype {
+    if std::mem::size_of::<T>() == 4 { Dtype::Complex64 } else { Dtype::Complex128 }
+}
+fn real_dtype<T: Real>() -> Dtype {
+    if std::mem::size_of::<T>() == 4 { Dtype::Float32 } else { Dtype::Float64 }
+}
+fn unit<T: Real>() -> f64 {
+    if std::mem::size_of::<T>() == 4 { f32::EPSILON as f64 / 2.0 } else { f64::EPSILON / 2.0 }
+}
+
+fn randoms<T: Real>(len: usize, seed: u64) -> Vec<T> {
+    let mut s = seed;
+    (0..len).map(|_| T::of((splitmix(&mut s) >> 11) as f64 / (1u64 << 52) as f64 - 1.0)).collect()
+}
+
+/// An operand: its buffer of parts and its layout (in elements).
+struct Arr<T> {
+    buf: Vec<T>,
+    layout: Layout,
+}
+
+impl<T: Real> Arr<T> {
+    fn parts(&self) -> usize {
+        if self.layout.dtype.is_complex() { 2 } else { 1 }
+    }
+
+    /// The offsets, in elements, of each index in C order.
+    fn offsets(&self) -> Vec<isize> {
+        let l = &self.layout;
+        let mut offs = vec![l.offset as isize];
+        for (&n, &s) in l.shape.iter().zip(&l.strides) {
+            offs = offs.iter().flat_map(|&o| (0..n as isize).map(move |i| o + i * s)).collect();
+        }
+        offs
+    }
+
+    /// An array of `dtype` and `shape` holding `vals` (C order, parts),
+    /// laid out by `strides` (elements) from an offset that keeps it inside.
+    fn place(dtype: Dtype, shape: &[usize], strides: &[isize], vals: &[T]) -> Arr<T> {
+        let lo: isize = shape.iter().zip(strides).map(|(&n, &s)| if s < 0 { (n as isize - 1) * s } else { 0 }).sum();
+        let hi: isize = shape.iter().zip(strides).map(|(&n, &s)| if s > 0 { (n as isize - 1) * s } else { 0 }).sum();
+        let k = if dtype.is_complex() { 2 } else { 1 };
+        let extent = if shape.contains(&0) { 3 } else { (hi - lo + 3) as usize };
+        let layout = Layout { dtype, shape: shape.to_vec(), strides: strides.to_vec(), offset: (1 - lo) as usize };
+        let mut a = Arr { buf: vec![T::of(7.0); extent * k], layout };
+        let offs = a.offsets();
+        for (i, &o) in offs.iter().enumerate() {
+            for p in 0..k {
+                a.buf[o as usize * k + p] = vals[i * k + p];
+            }
+        }
+        a
+    }
+
+    fn contiguous(dtype: Dtype, shape: &[usize], vals: &[T]) -> Arr<T> {
+        Arr::place(dtype, shape, &Layout::contiguous(dtype, shape).strides, vals)
+    }
+
+    /// The values in C order, parts.
+    fn values(&self) -> Vec<T> {
+        let k = self.parts();
+        self.offsets().iter().flat_map(|&o| (0..k).map(move |p| o as usize * k + p)).map(|i| self.buf[i]).collect()
+    }
+
+    fn view(&mut self) -> View {
+        let bytes = self.buf.len() * std::mem::size_of::<T>();
+        View::new(self.layout.clone(), Memory { base: self.buf.as_mut_ptr() as *mut u8, bytes }).unwrap()
+    }
+}
+
+fn run<T: Real>(kind: Kind, axes: &[usize], dst: &mut Arr<T>, x: &mut Arr<T>) -> Result<(), String> {
+    plan(kind, axes, dst.view(), x.view())?.run()
+}
+
+/// The transform of C-contiguous `x` (parts) of `shape`, contiguous.
+fn transform<T: Real>(kind: Kind, shape: &[usize], axes: &[usize], x: &[T]) -> Vec<T> {
+    let last = *axes.last().unwrap();
+    let mut dshape = shape.to_vec();
+    let (xd, dd) = match kind {
+        Kind::C2c(_) => (complex_dtype::<T>(), complex_dtype::<T>()),
+        Kind::R2c => {
+            dshape[last] = shape[last] / 2 + 1;
+            (real_dtype::<T>(), complex_dtype::<T>())
+        }
+        Kind::C2r => {
+            dshape[last] = (shape[last] - 1) * 2; // callers pass the bins' shape; see c2r below
+            (complex_dtype::<T>(), real_dtype::<T>())
+        }
+    };
+    let mut xa = Arr::contiguous(xd, shape, x);
+    let k = if dd.is_complex() { 2 } else { 1 };
+    let mut da = Arr::contiguous(dd, &dshape, &vec![T::ZERO; dshape.iter().product::<usize>() * k]);
+    run(kind, axes, &mut da, &mut xa).unwrap();
+    da.values()
+}
+
+/// c2r of `x` (bins, parts) into `n` points along the last of `axes`.
+fn c2r<T: Real>(dshape: &[usize], axes: &[usize], x: &[T]) -> Vec<T> {
+    let last = *axes.last().unwrap();
+    let mut xshape = dshape.to_vec();
+    xshape[last] = dshape[last] / 2 + 1;
+    let mut xa = Arr::contiguous(complex_dtype::<T>(), &xshape, x);
+    let mut da = Arr::contiguous(real_dtype::<T>(), dshape, &vec![T::ZERO; dshape.iter().product()]);
+    run(Kind::C2r, axes, &mut da, &mut xa).unwrap();
+    da.values()
+}
+
+type Cdd = (Dd, Dd);
+
+fn cadd(a: Cdd, b: Cdd) -> Cdd {
+    (a.0.add(b.0), a.1.add(b.1))
+}
+fn cmul_dd(a: Cdd, b: Cdd) -> Cdd {
+    (a.0.mul(b.0).sub(a.1.mul(b.1)), a.0.mul(b.1).add(a.1.mul(b.0)))
+}
+
+/// The exact (double-double) DFT of a line.
+fn dft(x: &[Cdd], inverse: bool) -> Vec<Cdd> {
+    let n = x.len();
+    if n == 0 {
+        return vec![];
+    }
+    let cis = Cis::new(n as u64);
+    let table: Vec<Cdd> = (0..n as u64)
+        .map(|r| {
+            let (c, s) = cis.get(r);
+            (c, if inverse { s } else { s.neg() })
+        })
+        .collect();
+    (0..n)
+        .map(|k| {
+            let mut acc = (Dd::of(0.0), Dd::of(0.0));
+            for (j, &v) in x.iter().enumerate() {
+                acc = cadd(acc, cmul_dd(v, table[j * k % n]));
+            }
+            acc
+        })
+        .collect()
+}
+
+/// One bin of the exact DFT, O(n).
+fn dft_bin(x: &[Cdd], k: usize, inverse: bool) -> Cdd {
+    let n = x.len();
+    let cis = Cis::new(n as u64);
+    let mut acc = (Dd::of(0.0), Dd::of(0.0));
+    for (j, &v) in x.iter().enumerate() {
+        let (c, s) = cis.get(((j as u128 * k as u128) % n as u128) as u64);
+        acc = cadd(acc, cmul_dd(v, (c, if inverse { s } else { s.neg() })));
+    }
+    acc
+}
+
+/// The exact DFT of a C-contiguous complex array along `axes`.
+fn dft_axes(x: &[Cdd], shape: &[usize], axes: &[usize], inverse: bool) -> Vec<Cdd> {
+    let mut y = x.to_vec();
+    for &a in axes {
+        let n = shape[a];
+        let inner: usize = shape[a + 1..].iter().product();
+        let outer: usize = shape[..a].iter().product();
+        for o in 0..outer {
+            for i in 0..inner {
+                let at = |j: usize| (o * n + j) * inner + i;
+                let line: Vec<Cdd> = (0..n).map(|j| y[at(j)]).collect();
+                for (j, v) in dft(&line, inverse).into_iter().enumerate() {
+                    y[at(j)] = v;
+                }
+            }
+        }
+    }
+    y
+}
+
+fn to_dd<T: Real>(parts: &[T]) -> Vec<Cdd> {
+    parts.chunks(2).map(|c| (Dd::of(c[0].to_f64()), Dd::of(c[1].to_f64()))).collect()
+}
+
+fn norm<T: Real>(parts: &[T]) -> f64 {
+    parts.iter().map(|v| v.to_f64() * v.to_f64()).sum::<f64>().sqrt()
+}
+
+/// ‖got - want‖₂ (got as parts).
+fn distance<T: Real>(got: &[T], want: &[Cdd]) -> f64 {
+    assert_eq!(got.len(), 2 * want.len());
+    let mut s = 0.0;
+    for (g, w) in got.chunks(2).zip(want) {
+        let dr = w.0.sub(Dd::of(g[0].to_f64())).0;
+        let di = w.1.sub(Dd::of(g[1].to_f64())).0;
+        s += dr * dr + di * di;
+    }
+    s.sqrt()
+}
+
+/// Asserts the contract's bound; gives err / bound.
+fn within(err: f64, eps: f64, u: f64, points: usize, xnorm: f64, what: &str) -> f64 {
+    let bound = eps * u * (points as f64).sqrt() * xnorm;
+    assert!(err <= bound, "{what}: error {err:e} above the bound {bound:e}");
+    if bound > 0.0 { err / bound } else { 0.0 }
+}
+
+fn check_c2c<T: Real>(shape: &[usize], axes: &[usize], seed: u64) -> f64 {
+    let size: usize = shape.iter().product();
+    let x = randoms::<T>(2 * size, seed);
+    let points: usize = axes.iter().map(|&a| shape[a]).product();
+    let eps: f64 = axes.iter().map(|&a| error_factor(shape[a], false)).sum();
+    let mut worst: f64 = 0.0;
+    for dir in [Forward, Inverse] {
+        let got = transform(Kind::C2c(dir), shape, axes, &x);
+        let want = dft_axes(&to_dd(&x), shape, axes, dir == Inverse);
+        // The bound holds for each transform: each line group for a batch.
+        let err = distance(&got, &want);
+        let lines = size / points.max(1);
+        // ‖x‖ over a batch: the bound summed over lines is at most the
+        // bound with the whole norm, by Cauchy-Schwarz.
+        let _ = lines;
+        worst = worst.max(within(err, eps, unit::<T>(), points, norm(&x), &format!("{shape:?} {axes:?} {dir:?}")));
+    }
+    worst
+}
+
+#[test]
+fn c2c_small_lines_within_the_bound() {
+    let mut worst: f64 = 0.0;
+    for n in 1..=64 {
+        worst = worst.max(check_c2c::<f32>(&[n], &[0], n as u64));
+        worst = worst.max(check_c2c::<f64>(&[n], &[0], 100 + n as u64));
+    }
+    assert!(worst > 0.0);
+    eprintln!("worst error / bound, n <= 64: {worst:.3e}");
+}
+
+const PRIMES_SAMPLE: [usize; 14] = [67, 97, 127, 211, 241, 251, 257, 263, 331, 499, 509, 521, 727, 997];
+
+fn primes_below(n: usize) -> Vec<usize> {
+    (2..n).filter(|&p| (2..p).take_while(|d| d * d <= p).all(|d| p % d != 0)).collect()
+}
+
+#[test]
+fn c2c_primes_and_smooth_lengths_within_the_bound() {
+    let smooth = [105, 125, 225, 243, 343, 375, 441, 625, 729, 735, 1125, 2048, 1536];
+    for &n in PRIMES_SAMPLE.iter().chain(&smooth) {
+        check_c2c::<f32>(&[n], &[0], n as u64);
+        check_c2c::<f64>(&[n], &[0], 7 * n as u64);
+    }
+}
+
+#[test]
+#[ignore]
+fn c2c_every_prime_below_1000_within_the_bound() {
+    for p in primes_below(1000) {
+        check_c2c::<f32>(&[p], &[0], p as u64);
+        check_c2c::<f64>(&[p], &[0], 3 * p as u64);
+    }
+}
+
+#[test]
+fn c2c_batches_and_several_axes_within_the_bound() {
+    check_c2c::<f64>(&[3, 10, 4], &[0, 2], 1);
+    check_c2c::<f32>(&[6, 5, 7], &[0, 1, 2], 2);
+    check_c2c::<f32>(&[7, 300], &[1], 3);
+    check_c2c::<f64>(&[2, 257], &[0, 1], 4);
+}
+
+/// A long line: float32 against the float64 transform, float64 by a round
+/// trip and by a few bins against the double-double DFT.
+fn check_long(n: usize) {
+    let x = randoms::<f64>(2 * n, n as u64);
+    let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+    let xdd = to_dd(&x32);
+    let eps = error_factor(n, false);
+    for dir in [Forward, Inverse] {
+        let y64 = transform::<f64>(Kind::C2c(dir), &[n], &[0], &x32.iter().map(|&v| v as f64).collect::<Vec<_>>());
+        let y32 = transform::<f32>(Kind::C2c(dir), &[n], &[0], &x32);
+        let want: Vec<Cdd> = y64.chunks(2).map(|c| (Dd::of(c[0]), Dd::of(c[1]))).collect();
+        // The f64 transform's own error is below 1e-9 of f32's bound.
+        within(distance(&y32, &want), eps, unit::<f32>(), n, norm(&x32), &format!("f32 {n} {dir:?}"));
+        for k in [0, 1, n / 3, n - 1] {
+            let b = dft_bin(&xdd, k, dir == Inverse);
+            let got = [y64[2 * k], y64[2 * k + 1]];
+            within(distance(&got, &[b]), eps, unit::<f64>(), n, norm(&x32), &format!("f64 {n} bin {k}"));
+        }
+    }
+    let y = transform::<f64>(Kind::C2c(Forward), &[n], &[0], &x);
+    let back = transform::<f64>(Kind::C2c(Inverse), &[n], &[0], &y);
+    let scaled: Vec<Cdd> = x.chunks(2).map(|c| (Dd::of(c[0] * n as f64), Dd::of(c[1] * n as f64))).collect();
+    // Each way within the bound: 2 ε u n ‖x‖ to first order.
+    let err = distance(&back, &scaled);
+    within(err, 2.0 * eps * 1.0001, unit::<f64>(), n * n, norm(&x), &format!("round trip {n}"));
+}
+
+#[test]
+fn c2c_long_lines_within_the_bound() {
+    for k in [13, 15, 16, 18] {
+        check_long(1 << k);
+    }
+    check_long(3 * 5 * 7 * 7 * 9 * 11 * 2);
+    check_long(1 << 15 | 1 << 14);
+}
+
+#[test]
+fn c2c_powers_of_two_to_2_22_and_a_large_prime_within_the_bound() {
+    check_long(1 << 20);
+    check_long(1 << 22);
+    check_long(1_000_003);
+}
+
+/// r2c against the double-double DFT of the real line, bins 0 to n/2.
+fn check_r2c<T: Real>(shape: &[usize], axes: &[usize], seed: u64) {
+    let size: usize = shape.iter().product();
+    let x = randoms::<T>(size, seed);
+    let got = transform(Kind::R2c, shape, axes, &x);
+    let complex: Vec<Cdd> = x.iter().map(|v| (Dd::of(v.to_f64()), Dd::of(0.0))).collect();
+    let full = dft_axes(&complex, shape, axes, false);
+    let last = *axes.last().unwrap();
+    let inner: usize = shape[last + 1..].iter().product();
+    let n = shape[last];
+    let want: Vec<Cdd> = full
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| (i / inner) % n <= n / 2)
+        .map(|(_, &v)| v)
+        .collect();
+    let eps: f64 = axes.iter().map(|&a| error_factor(shape[a], a == last)).sum();
+    let points: usize = axes.iter().map(|&a| shape[a]).product();
+    within(distance(&got, &want), eps, unit::<T>(), points, norm(&x), &format!("r2c {shape:?} {axes:?}"));
+}
+
+/// c2r against its definition: the Inverse transform along the other axes,
+/// then the real parts of the Inverse of X' along the last.
+fn check_c2r<T: Real>(dshape: &[usize], axes: &[usize], seed: u64) {
+    let last = *axes.last().unwrap();
+    let n = dshape[last];
+    let mut xshape = dshape.to_vec();
+    xshape[last] = n / 2 + 1;
+    let size: usize = xshape.iter().product();
+    let x = randoms::<T>(2 * size, seed);
+    let got = c2r(dshape, axes, &x);
+    let xd = dft_axes(&to_dd(&x), &xshape, &axes[..axes.len() - 1], true);
+    let inner: usize = xshape[last + 1..].iter().product();
+    let outer: usize = xshape[..last].iter().product();
+    let mut want = vec![(Dd::of(0.0), Dd::of(0.0)); dshape.iter().product()];
+    for o in 0..outer {
+        for i in 0..inner {
+            let bin = |k: usize| xd[(o * (n / 2 + 1) + k) * inner + i];
+            let ext: Vec<Cdd> = (0..n)
+                .map(|k| if k <= n / 2 { bin(k) } else { let (r, im) = bin(n - k); (r, im.neg()) })
+                .collect();
+            for (j, v) in dft(&ext, true).into_iter().enumerate() {
+                want[(o * n + j) * inner + i] = (v.0, Dd::of(0.0));
+            }
+        }
+    }
+    let got_c: Vec<T> = got.iter().flat_map(|&v| [v, T::ZERO]).collect();
+    let eps: f64 = axes.iter().map(|&a| error_factor(dshape[a], a == last)).sum();
+    let points: usize = axes.iter().map(|&a| dshape[a]).product();
+    let xnorm = std::f64::consts::SQRT_2 * norm(&x);
+    within(distance(&got_c, &want), eps, unit::<T>(), points, xnorm, &format!("c2r {dshape:?} {axes:?}"));
+}
+
+#[test]
+fn real_transforms_within_the_bound() {
+    for n in [1, 2, 3, 4, 5, 8, 9, 16, 17, 100, 509, 510, 511, 512, 513, 514, 1000, 1024, 1026, 2000] {
+        check_r2c::<f32>(&[n], &[0], n as u64);
+        check_r2c::<f64>(&[n], &[0], n as u64 + 1);
+        check_c2r::<f32>(&[n], &[0], n as u64 + 2);
+        check_c2r::<f64>(&[n], &[0], n as u64 + 3);
+    }
+    check_r2c::<f64>(&[3, 4, 600], &[0, 2], 9);
+    check_r2c::<f32>(&[5, 2, 7], &[0, 1], 10);
+    check_c2r::<f64>(&[3, 4, 600], &[0, 2], 11);
+    check_c2r::<f32>(&[5, 7, 2], &[1, 2], 12);
+    check_c2r::<f32>(&[6, 3], &[0], 13);
+}
+
+#[test]
+fn real_round_trips() {
+    for n in [7, 512, 1 << 16, (1 << 16) + 2, 100_002] {
+        let x = randoms::<f64>(n, n as u64);
+        let y = transform(Kind::R2c, &[n], &[0], &x);
+        let back = c2r::<f64>(&[n], &[0], &y);
+        let err = back.iter().zip(&x).map(|(b, v)| (b - v * n as f64).powi(2)).sum::<f64>().sqrt();
+        let eps = error_factor(n, true);
+        let bound = 2.0 * eps * unit::<f64>() * n as f64 * norm(&x) * 1.5;
+        assert!(err <= bound, "{n}: {err:e} > {bound:e}");
+    }
+}
+
+/// Bits of a transform of `vals` laid out by `strides`, the result laid
+/// out by `dstrides`, read back in C order.
+fn bits_of<T: Real>(kind: Kind, xshape: &[usize], dshape: &[usize], axes: &[usize], vals: &[T], xs: &[isize], ds: &[isize]) -> Vec<T> {
+    let (xd, dd) = match kind {
+        Kind::C2c(_) => (complex_dtype::<T>(), complex_dtype::<T>()),
+        Kind::R2c => (real_dtype::<T>(), complex_dtype::<T>()),
+        Kind::C2r => (complex_dtype::<T>(), real_dtype::<T>()),
+    };
+    let mut x = Arr::place(xd, xshape, xs, vals);
+    let k = if dd.is_complex() { 2 } else { 1 };
+    let mut d = Arr::place(dd, dshape, ds, &vec![T::ZERO; dshape.iter().product::<usize>() * k]);
+    run(kind, axes, &mut d, &mut x).unwrap();
+    d.values()
+}
+
+fn same_bits<T: Real>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_f64().to_bits() == y.to_f64().to_bits())
+}
+
+/// Awkward strides of a shape: the axes permuted (transposed), every other
+/// element skipped along one, negative along another.
+fn awkward(shape: &[usize], flip: usize) -> Vec<isize> {
+    let r = shape.len();
+    let mut strides = vec![0isize; r];
+    let mut s = 2isize;
+    for d in 0..r {
+        // Axes laid out in reverse order: the first steps least.
+        strides[d] = if d == flip { -s } else { s };
+        s *= shape[d] as isize + 1;
+    }
+    strides
+}
+
+fn check_bits<T: Real>(kind: Kind, xshape: &[usize], axes: &[usize], seed: u64) {
+    let last = *axes.last().unwrap();
+    let mut dshape = xshape.to_vec();
+    match kind {
+        Kind::R2c => dshape[last] = xshape[last] / 2 + 1,
+        Kind::C2r => dshape[last] = 2 * (xshape[last] - 1) + 1,
+        _ => {}
+    }
+    let k = if matches!(kind, Kind::R2c) { 1 } else { 2 };
+    let vals = randoms::<T>(xshape.iter().product::<usize>() * k, seed);
+    let cx = Layout::contiguous(Dtype::Bool, xshape).strides;
+    let cd = Layout::contiguous(Dtype::Bool, &dshape).strides;
+    pool::set_threads(1).unwrap();
+    let base = bits_of(kind, xshape, &dshape, axes, &vals, &cx, &cd);
+    pool::set_threads(3).unwrap();
+    let three = bits_of(kind, xshape, &dshape, axes, &vals, &cx, &cd);
+    assert!(same_bits(&base, &three), "{kind:?} {xshape:?}: 1 and 3 threads");
+    for flip in 0..xshape.len() {
+        let other = bits_of(kind, xshape, &dshape, axes, &vals, &awkward(xshape, flip), &awkward(&dshape, (flip + 1) % xshape.len()));
+        assert!(same_bits(&base, &other), "{kind:?} {xshape:?}: layout {flip}");
+    }
+    // Each index of the batch (the axes that are not transformed) alone.
+    let batch: Vec<usize> = (0..xshape.len()).filter(|a| !axes.contains(a)).collect();
+    if let Some(&b) = batch.first() {
+        let count = xshape[b];
+        let inner: usize = xshape[b + 1..].iter().product::<usize>() * k;
+        let dk = if matches!(kind, Kind::C2r) { 1 } else { 2 };
+        let dinner: usize = dshape[b + 1..].iter().product::<usize>() * dk;
+        let outer: usize = xshape[..b].iter().product();
+        let (mut xs1, mut ds1) = (xshape.to_vec(), dshape.to_vec());
+        xs1[b] = 1;
+        ds1[b] = 1;
+        for i in 0..count {
+            let part: Vec<T> =
+                (0..outer).flat_map(|o| vals[(o * count + i) * inner..(o * count + i + 1) * inner].to_vec()).collect();
+            let got = bits_of(kind, &xs1, &ds1, axes, &part, &Layout::contiguous(Dtype::Bool, &xs1).strides, &Layout::contiguous(Dtype::Bool, &ds1).strides);
+            let want: Vec<T> =
+                (0..outer).flat_map(|o| base[(o * count + i) * dinner..(o * count + i + 1) * dinner].to_vec()).collect();
+            assert!(same_bits(&got, &want), "{kind:?} {xshape:?}: batch index {i} alone");
+        }
+    }
+}
+
+#[test]
+fn bits_follow_values_alone() {
+    check_bits::<f32>(Kind::C2c(Forward), &[3, 12, 5], &[1], 1);
+    check_bits::<f64>(Kind::C2c(Inverse), &[4, 30, 3], &[0, 1], 2);
+    check_bits::<f32>(Kind::C2c(Forward), &[5, 257], &[1], 3);
+    check_bits::<f64>(Kind::C2c(Forward), &[2, 1 << 15], &[1], 4);
+    check_bits::<f32>(Kind::R2c, &[3, 1024], &[1], 5);
+    check_bits::<f64>(Kind::R2c, &[3, 4, 511], &[0, 2], 6);
+    check_bits::<f32>(Kind::C2r, &[3, 513], &[1], 7);
+    check_bits::<f64>(Kind::C2r, &[3, 2, 9], &[1, 2], 8);
+    pool::set_threads(2).unwrap();
+}
+
+#[test]
+fn zero_points_and_empty_batches() {
+    // c2c of zero points: nothing to write.
+    assert!(transform::<f32>(Kind::C2c(Forward), &[3, 0], &[1], &[]).is_empty());
+    // r2c of zero points: one bin of +0, the empty sum.
+    let mut x = Arr::<f64>::contiguous(Dtype::Float64, &[2, 0], &[]);
+    let mut d = Arr::<f64>::contiguous(Dtype::Complex128, &[2, 1], &[-1.0, -1.0, -1.0, -1.0]);
+    run(Kind::R2c, &[0, 1], &mut d, &mut x).unwrap();
+    assert!(d.values().iter().all(|v| v.to_bits() == 0));
+    // c2r into zero points, and an empty batch: nothing written.
+    let mut x = Arr::<f32>::contiguous(Dtype::Complex64, &[2, 1], &[5.0; 4]);
+    let mut d = Arr::<f32>::contiguous(Dtype::Float32, &[2, 0], &[]);
+    run(Kind::C2r, &[1], &mut d, &mut x).unwrap();
+    let mut x = Arr::<f32>::contiguous(Dtype::Complex64, &[0, 4], &[]);
+    let mut d = Arr::<f32>::contiguous(Dtype::Complex64, &[0, 4], &[]);
+    run(Kind::C2c(Inverse), &[1], &mut d, &mut x).unwrap();
+    // One point: the identity.
+    assert_eq!(transform::<f32>(Kind::C2c(Forward), &[1], &[0], &[1.5, -2.0]), vec![1.5, -2.0]);
+}
+
+#[test]
+fn an_overlapping_destination_reads_a_copy() {
+    let n = 12;
+    let vals = randoms::<f64>(2 * n, 5);
+    let want = transform::<f64>(Kind::C2c(Forward), &[n], &[0], &vals);
+    let mut a = Arr::<f64>::contiguous(Dtype::Complex128, &[n], &vals);
+    let v = a.view();
+    plan(Kind::C2c(Forward), &[0], v.clone(), v).unwrap().run().unwrap();
+    assert!(same_bits(&a.values(), &want));
+}
+
+#[test]
+fn refusals_leave_the_destination_untouched() {
+    let mut x = Arr::<f32>::contiguous(Dtype::Complex64, &[4, 6], &randoms::<f32>(48, 1));
+    let mut d = Arr::<f32>::contiguous(Dtype::Complex64, &[4, 6], &[3.0; 48]);
+    let mut r = Arr::<f32>::contiguous(Dtype::Float32, &[4, 6], &[3.0; 24]);
+    let mut r64 = Arr::<f64>::contiguous(Dtype::Complex128, &[4, 4], &[3.0; 32]);
+    let (before_d, before_r) = (d.buf.clone(), r.buf.clone());
+    let bad = |e: Result<super::Fft, String>, what: &str| {
+        let msg = e.err().unwrap_or_else(|| panic!("{what} accepted"));
+        assert!(!msg.is_empty());
+    };
+    bad(plan(Kind::C2c(Forward), &[], d.view(), x.view()), "no axes");
+    bad(plan(Kind::C2c(Forward), &[1, 0], d.view(), x.view()), "decreasing axes");
+    bad(plan(Kind::C2c(Forward), &[1, 1], d.view(), x.view()), "a repeated axis");
+    bad(plan(Kind::C2c(Forward), &[2], d.view(), x.view()), "an axis past the rank");
+    bad(plan(Kind::C2c(Forward), &[1], r.view(), x.view()), "a real destination");
+    bad(plan(Kind::R2c, &[1], d.view(), x.view()), "a complex r2c operand");
+    bad(plan(Kind::R2c, &[1], d.view(), r.view()), "r2c of 6 points into 6 bins");
+    bad(plan(Kind::C2r, &[1], r.view(), x.view()), "c2r of 6 bins into 6 points");
+    bad(plan(Kind::R2c, &[1], r64.view(), r.view()), "mixed precisions");
+    let mut bcast = d.view();
+    bcast.layout.strides = vec![0, 1];
+    bad(plan(Kind::C2c(Forward), &[1], bcast, x.view()), "a broadcast destination");
+    assert!(d.buf == before_d && r.buf == before_r);
+}
+
+/// Timings against the goals (`cargo test --release --no-default-features
+/// --lib fft::tests::timings -- --ignored --nocapture`), on one thread.
+#[test]
+#[ignore]
+fn timings() {
+    // One thread, its CPU time: the least of `reps` runs.
+    fn time(what: &str, reps: usize, mut f: impl FnMut()) {
+        pool::set_threads(1).unwrap();
+        f();
+        let mut best = f64::INFINITY;
+        for _ in 0..reps {
+            let t = crate::core::cpu_clock::thread_cpu_s();
+            f();
+            best = best.min(crate::core::cpu_clock::thread_cpu_s() - t);
+        }
+        eprintln!("{what}: {:.3} ms of one thread", best * 1e3);
+    }
+    let cases: [(&str, Vec<usize>, Vec<usize>); 4] = [
+        ("c2c 2^20", vec![1 << 20], vec![0]),
+        ("c2c 1000003", vec![1_000_003], vec![0]),
+        ("fft2 1024x1024", vec![1024, 1024], vec![0, 1]),
+        ("4096 lines of 1024", vec![4096, 1024], vec![1]),
+    ];
+    for (what, shape, axes) in cases {
+        let size: usize = shape.iter().product();
+        let mut x32 = Arr::<f32>::contiguous(Dtype::Complex64, &shape, &randoms::<f32>(2 * size, 1));
+        let mut d32 = Arr::<f32>::contiguous(Dtype::Complex64, &shape, &vec![0.0; 2 * size]);
+        time(&format!("{what} complex64"), 5, || run(Kind::C2c(Forward), &axes, &mut d32, &mut x32).unwrap());
+        let mut x64 = Arr::<f64>::contiguous(Dtype::Complex128, &shape, &randoms::<f64>(2 * size, 1));
+        let mut d64 = Arr::<f64>::contiguous(Dtype::Complex128, &shape, &vec![0.0; 2 * size]);
+        time(&format!("{what} complex128"), 5, || run(Kind::C2c(Forward), &axes, &mut d64, &mut x64).unwrap());
+    }
+    let n = 1 << 20;
+    let mut r = Arr::<f32>::contiguous(Dtype::Float32, &[n], &randoms::<f32>(n, 2));
+    let mut c = Arr::<f32>::contiguous(Dtype::Complex64, &[n / 2 + 1], &vec![0.0; n + 2]);
+    time("rfft f32 2^20", 5, || run(Kind::R2c, &[0], &mut c, &mut r).unwrap());
+    time("irfft f32 2^20", 5, || run(Kind::C2r, &[0], &mut r, &mut c).unwrap());
+    let n = 1 << 25;
+    let mut x = Arr::<f32>::contiguous(Dtype::Complex64, &[n], &randoms::<f32>(2 * n, 3));
+    let mut d = Arr::<f32>::contiguous(Dtype::Complex64, &[n], &vec![0.0; 2 * n]);
+    time("c2c 2^25 complex64", 2, || run(Kind::C2c(Forward), &[0], &mut d, &mut x).unwrap());
+}
+
+/// A long line transformed in place in the destination (the pass along a
+/// second axis) has the bits of the same line transformed into a fresh one.
+#[test]
+fn long_lines_in_place_match_fresh_destinations() {
+    let shape = [1 << 15, 2];
+    let x = randoms::<f32>(2 * (1 << 16), 11);
+    let both = transform::<f32>(Kind::C2c(Forward), &shape, &[0, 1], &x);
+    let rows = transform::<f32>(Kind::C2c(Forward), &shape, &[1], &x);
+    let then = transform::<f32>(Kind::C2c(Forward), &shape, &[0], &rows);
+    assert!(same_bits(&both, &then));
+    check_bits::<f32>(Kind::C2c(Inverse), &shape, &[0, 1], 12);
+}
