@@ -13,6 +13,7 @@
 //! the packed a and b of a slice about half the L2 each.
 
 use super::elem::{reader, Elem, Read};
+use super::plan::scale_reader;
 use super::plan::{Plan, Side, Sink};
 use crate::core::dtype::Dtype;
 use crate::core::pool;
@@ -81,21 +82,9 @@ fn blocking<E: Elem>(nb: usize, m: usize, n: usize, k: usize, threads: usize) ->
 /// b in C order reads rows of `w` neighbours rather than `w` columns a row
 /// apart each.
 #[allow(clippy::too_many_arguments)]
-fn pack<E: Elem>(s: &Side, read: Read<E>, acc: Dtype, bi: usize, (o0, o1): (usize, usize), w: usize, k0: usize, kc: usize, out: &mut [E]) {
-    let base = s.batch[bi];
-    let depth = &s.depth[k0..k0 + kc];
-    let in_place = s.dtype == acc && E::in_place(acc);
-    let get = |at: isize| -> E {
-        if in_place {
-            // SAFETY: the view was checked against its buffer and `at` is
-            // the element of one of its indices (the callers below); its
-            // dtype's elements are E's values bit for bit.
-            unsafe { s.mem.base.cast::<E>().offset(at).read_unaligned() }
-        } else {
-            // SAFETY: as above; `read` reads s's dtype.
-            unsafe { read(s.mem.base, at, acc) }
-        }
-    };
+fn pack<E: Elem>(s: &Side, (read, sread): (Read<E>, Read<E>), acc: Dtype, bi: usize, (o0, o1): (usize, usize), w: usize, k0: usize, kc: usize, out: &mut [E]) {
+    let in_place = s.in_place::<E>(acc);
+    let get = |o: usize, kk: usize| s.get(read, sread, acc, in_place, (bi, o, k0 + kk));
     let along_depth = match (s.depth_step, s.outer_step) {
         (Some(d), Some(o)) => d.abs() <= o.abs(),
         _ => true,
@@ -103,17 +92,16 @@ fn pack<E: Elem>(s: &Side, read: Read<E>, acc: Dtype, bi: usize, (o0, o1): (usiz
     for (p, panel) in out.chunks_mut(w * kc).enumerate() {
         let first = o0 + p * w;
         let valid = w.min(o1 - first);
-        let outer = &s.outer[first..first + valid];
         if along_depth {
-            for (r, &o) in outer.iter().enumerate() {
-                for (kk, &d) in depth.iter().enumerate() {
-                    panel[kk * w + r] = get(base + o + d);
+            for r in 0..valid {
+                for kk in 0..kc {
+                    panel[kk * w + r] = get(first + r, kk);
                 }
             }
         } else {
-            for (kk, &d) in depth.iter().enumerate() {
-                for (r, &o) in outer.iter().enumerate() {
-                    panel[kk * w + r] = get(base + o + d);
+            for kk in 0..kc {
+                for r in 0..valid {
+                    panel[kk * w + r] = get(first + r, kk);
                 }
             }
         }
@@ -127,7 +115,9 @@ fn pack<E: Elem>(s: &Side, read: Read<E>, acc: Dtype, bi: usize, (o0, o1): (usiz
 pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
     let (kc, mc, nc) = blocking::<E>(p.nb, p.m, p.n, p.k, pool::threads());
     let (ti, tj) = (p.m.div_ceil(mc), p.n.div_ceil(nc));
-    let (ra, rb, ri) = (reader::<E>(p.a.dtype), reader::<E>(p.b.dtype), p.init_reader::<E>());
+    let ra = (reader::<E>(p.a.dtype), scale_reader(&p.a));
+    let rb = (reader::<E>(p.b.dtype), scale_reader(&p.b));
+    let ri = p.init_reader::<E>();
     pool::run_parts(p.nb * ti * tj, |t| {
         let (bi, rest) = (t / (ti * tj), t % (ti * tj));
         let (i0, j0) = ((rest / tj) * mc, (rest % tj) * nc);

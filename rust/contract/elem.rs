@@ -141,6 +141,9 @@ pub trait Elem: Copy + Default + PartialEq + Send + Sync + std::fmt::Debug + 'st
     fn of(v: Value, acc: Dtype) -> Self;
     /// The sum of `a` and `b` (complex: part by part; integers wrap).
     fn add(a: Self, b: Self) -> Self;
+    /// The product of `a` and `b`, rounded once: an element times its
+    /// scale (which only float accs take).
+    fn mul(a: Self, b: Self) -> Self;
     /// One product fused into a sum: `c + a b` rounded once (a complex
     /// product as its two terms, `re a · b` then `i im a · b`, each part
     /// fused into its part of the sum; integers wrap).
@@ -221,6 +224,10 @@ macro_rules! float_elem {
             #[inline(always)]
             fn add(a: $t, b: $t) -> $t {
                 a + b
+            }
+            #[inline(always)]
+            fn mul(a: $t, b: $t) -> $t {
+                a * b
             }
             #[inline(always)]
             fn fma(a: $t, b: $t, c: $t) -> $t {
@@ -309,6 +316,10 @@ macro_rules! int_elem {
                 a.wrapping_add(b)
             }
             #[inline(always)]
+            fn mul(a: $t, b: $t) -> $t {
+                a.wrapping_mul(b)
+            }
+            #[inline(always)]
             fn fma(a: $t, b: $t, c: $t) -> $t {
                 c.wrapping_add(a.wrapping_mul(b))
             }
@@ -348,6 +359,10 @@ macro_rules! complex_elem {
             #[inline(always)]
             fn add(a: $t, b: $t) -> $t {
                 <$t>::new(a.re + b.re, a.im + b.im)
+            }
+            #[inline(always)]
+            fn mul(a: $t, b: $t) -> $t {
+                crate::reduce::cmul(a, b)
             }
             #[inline(always)]
             fn fma(a: $t, b: $t, c: $t) -> $t {

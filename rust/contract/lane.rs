@@ -9,7 +9,7 @@
 //! subtrees on rayon's threads. Neither changes a bit.
 
 use super::elem::{reader, Elem, Read};
-use super::plan::{Plan, Side, Sink};
+use super::plan::{scale_reader, Plan, Side, Sink};
 use crate::core::dtype::Dtype;
 use crate::core::pool;
 
@@ -39,14 +39,15 @@ fn tree<E: Elem>(first: usize, count: usize, parallel: bool, leaf: &(impl Fn(usi
 }
 
 /// Reads depths `k0..k0 + len` of outer index `o` of `s` at batch `bi`:
-/// a slice of memory where its dtype is the acc's, stepping one element,
-/// aligned; else cast into `buf`.
-fn terms<'a, E: Elem>(s: &'a Side, read: Read<E>, acc: Dtype, bi: usize, o: usize, k0: usize, len: usize, buf: &'a mut [E]) -> &'a [E] {
-    let at = s.batch[bi] + s.outer[o];
-    if s.dtype == acc && E::in_place(acc) && (s.depth_step == Some(1) || len == 1) {
+/// a slice of memory where its dtype is the acc's, unscaled, stepping one
+/// element, aligned; else cast (and scaled) into `buf`.
+#[allow(clippy::too_many_arguments)]
+fn terms<'a, E: Elem>(s: &'a Side, (read, sread): (Read<E>, Read<E>), acc: Dtype, bi: usize, o: usize, k0: usize, len: usize, buf: &'a mut [E]) -> &'a [E] {
+    let in_place = s.in_place::<E>(acc);
+    if in_place && s.scale.is_none() && (s.depth_step == Some(1) || len == 1) {
         // SAFETY: the view was checked against its buffer, and its elements
         // at + depth[k0 + t] = start + t, t < len, are indices of it.
-        let p = unsafe { s.mem.base.cast::<E>().offset(at + s.depth[k0]) };
+        let p = unsafe { s.mem.base.cast::<E>().offset(s.batch[bi] + s.outer[o] + s.depth[k0]) };
         if p.is_aligned() {
             // SAFETY: as above, aligned; nothing writes operands during the
             // call but dst, which shares no memory with them where results
@@ -54,18 +55,16 @@ fn terms<'a, E: Elem>(s: &'a Side, read: Read<E>, acc: Dtype, bi: usize, o: usiz
             return unsafe { std::slice::from_raw_parts(p, len) };
         }
     }
-    for (t, o) in buf[..len].iter_mut().enumerate() {
-        // SAFETY: the view was checked against its buffer; (bi, o, k0 + t)
-        // is one of its indices and `read` reads its dtype.
-        *o = unsafe { read(s.mem.base, at + s.depth[k0 + t], acc) };
+    for (t, x) in buf[..len].iter_mut().enumerate() {
+        *x = s.get(read, sread, acc, in_place, (bi, o, k0 + t));
     }
     &buf[..len]
 }
 
 /// The readers of a and b.
 struct Readers<E> {
-    a: Read<E>,
-    b: Read<E>,
+    a: (Read<E>, Read<E>),
+    b: (Read<E>, Read<E>),
 }
 
 /// The lane-order sum of block `blk` of output (bi, i, j), init aside,
@@ -92,7 +91,7 @@ fn tree_of<E: Elem>(leaves: &[E]) -> E {
 
 /// Runs the plan's products in lane order into `sink`.
 pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
-    let r = Readers { a: reader::<E>(p.a.dtype), b: reader::<E>(p.b.dtype) };
+    let r = Readers { a: (reader::<E>(p.a.dtype), scale_reader(&p.a)), b: (reader::<E>(p.b.dtype), scale_reader(&p.b)) };
     let ri = p.init_reader::<E>();
     let blocks = p.k.div_ceil(BLOCK / E::TERMS);
     let outputs = p.nb * p.m * p.n;

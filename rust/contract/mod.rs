@@ -38,6 +38,15 @@
 //! or which operand is transposed: the AVX2 microkernel fuses the same
 //! products in the same order as the portable one.
 //!
+//! # Scales
+//!
+//! An element of a scaled operand enters the acc as its Cast times its
+//! block's scale (a value's Cast, 2^(e - 127) of a code e, a NaN of 255),
+//! the product rounded once: a scale multiplies each element, at any
+//! contracted extent. Only float32 and float64 accs take scales. Each
+//! scaled operand adds one unit roundoff of the acc per term to the bound,
+//! barring overflow of an element times its scale.
+//!
 //! # Bound
 //!
 //! Each fused multiply-add and each addition rounds once: a real output is
@@ -59,7 +68,7 @@ pub mod plan;
 pub mod shape;
 mod simd;
 
-pub use plan::{chain_order, plan, Plan};
+pub use plan::{chain_order, plan, Operand, Plan, Scale, ScaleKind};
 pub use shape::Pairs;
 
 use crate::core::answer::Answer;
@@ -99,6 +108,11 @@ fn run_in<E: Elem>(p: &Plan) {
 /// The contraction of `a` with `b` into `dst`, as a plain Rust call:
 /// checked, declined or claimed through the door and run.
 pub fn contract(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &View, b: &View) -> Answer {
+    contract_operands(pairs, acc, dst, init, &a.into(), &b.into())
+}
+
+/// As [`contract`], of operands that may have scales.
+pub fn contract_operands(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &Operand, b: &Operand) -> Answer {
     match plan(pairs, acc, dst, init, a, b) {
         Err(e) => Answer::Refused(format!("contract: {e}")),
         Ok(p) => match p.declined() {

@@ -1,8 +1,8 @@
 //! A checked contraction: its operands' offsets along their roles, where
 //! results go, and how elements are read into the acc and results written.
 
-use super::elem::{reader, Elem, Read};
-use super::shape::{extent, offsets, uniform, Pairs};
+use super::elem::{reader, Elem, Read, Value};
+use super::shape::{blocked_offsets, extent, offsets, uniform, Pairs};
 use crate::core::call::Call;
 use crate::loops::cast::cast;
 use crate::loops::column::{Col, ColRef, Column};
@@ -10,6 +10,75 @@ use crate::core::door::Claim;
 use crate::core::dtype::Dtype;
 use crate::core::layout::{Memory, View};
 use crate::loops::memio;
+
+/// How a scale array holds its scales.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScaleKind {
+    /// Values of any dtype, each cast into the acc.
+    Value,
+    /// uint8 e8m0 codes: e is 2^(e - 127), 255 a NaN.
+    Code,
+}
+
+/// An operand's scales: one per block of `block` extents (the last along
+/// an axis may be short), `view` of ⌈extent / block⌉ along each axis.
+#[derive(Clone, Debug)]
+pub struct Scale {
+    pub kind: ScaleKind,
+    pub block: Vec<usize>,
+    pub view: View,
+}
+
+/// A contraction's operand: an array and its optional scales.
+#[derive(Clone, Debug)]
+pub struct Operand {
+    pub view: View,
+    pub scale: Option<Scale>,
+}
+
+impl From<&View> for Operand {
+    fn from(v: &View) -> Operand {
+        Operand { view: v.clone(), scale: None }
+    }
+}
+
+/// Scales as the loops read them: the scale of the operand's element
+/// (β, o, d) at `batch[β] + outer[o] + depth[d]`.
+#[derive(Clone, Debug)]
+pub struct Scales {
+    pub mem: Memory,
+    pub dtype: Dtype,
+    pub kind: ScaleKind,
+    pub batch: Vec<isize>,
+    pub outer: Vec<isize>,
+    pub depth: Vec<isize>,
+}
+
+impl Scales {
+    /// The scale at element `at`, in the acc: a value cast by `read`, or a
+    /// code's power of two.
+    #[inline]
+    pub fn get<E: Elem>(&self, read: Read<E>, acc: Dtype, at: isize) -> E {
+        match self.kind {
+            // SAFETY: the scales' view was checked against its buffer and
+            // `at` is one of its elements (the loops derive it from the
+            // operand's indices, each blocked into the scales' shape).
+            ScaleKind::Value => unsafe { read(self.mem.base, at, acc) },
+            ScaleKind::Code => {
+                // SAFETY: as above; codes are uint8.
+                let e = unsafe { *self.mem.base.offset(at) } as u64;
+                let x = if e == 255 { f64::NAN } else { f64::from_bits((e + 1023 - 127) << 52) };
+                E::of(Value::Real(x), acc)
+            }
+        }
+    }
+}
+
+/// The reader of a side's scale values: of their dtype, or (for codes or
+/// no scales, where none is called) of float32's.
+pub fn scale_reader<E: Elem>(s: &Side) -> Read<E> {
+    reader::<E>(s.scale.as_ref().map_or(Dtype::Float32, |s| s.dtype))
+}
 
 /// An operand as the loops read it: element (batch β, outer o, depth d)
 /// lies at `batch[β] + outer[o] + depth[d]`, `outer` running along a's
@@ -25,6 +94,36 @@ pub struct Side {
     pub depth_step: Option<isize>,
     /// The common step of `outer`, where there is one.
     pub outer_step: Option<isize>,
+    /// The operand's scales, if any.
+    pub scale: Option<Scales>,
+}
+
+impl Side {
+    /// Element (bi, o, k) in the acc: cast by `read`, times its scale by
+    /// `sread` where the operand has scales.
+    #[inline(always)]
+    pub fn get<E: Elem>(&self, read: Read<E>, sread: Read<E>, acc: Dtype, in_place: bool, (bi, o, k): (usize, usize, usize)) -> E {
+        let at = self.batch[bi] + self.outer[o] + self.depth[k];
+        let x = if in_place {
+            // SAFETY: the view was checked against its buffer and (bi, o,
+            // k) is one of its indices; its dtype's elements are E's values
+            // bit for bit (the caller's `in_place`).
+            unsafe { self.mem.base.cast::<E>().offset(at).read_unaligned() }
+        } else {
+            // SAFETY: as above; `read` reads the operand's dtype.
+            unsafe { read(self.mem.base, at, acc) }
+        };
+        match &self.scale {
+            None => x,
+            Some(s) => E::mul(x, s.get(sread, acc, s.batch[bi] + s.outer[o] + s.depth[k])),
+        }
+    }
+
+    /// Whether the operand's elements, of dtype `acc`, are E's values bit
+    /// for bit.
+    pub fn in_place<E: Elem>(&self, acc: Dtype) -> bool {
+        self.dtype == acc && E::in_place(acc)
+    }
 }
 
 /// dst or init as the loops reach it: output (β, i, j) at
@@ -71,8 +170,24 @@ pub fn chain_order(m: usize, n: usize, k: usize) -> bool {
     m > 4 && n > 4 && m.saturating_mul(n) >= 64 && (k as u128) < 128 * m as u128 * n as u128
 }
 
-fn side(v: &View, batch: &[usize], outer: &[usize], depth: &[usize]) -> Result<Side, String> {
+fn side(op: &Operand, batch: &[usize], outer: &[usize], depth: &[usize]) -> Result<Side, String> {
+    let v = &op.view;
     let l = &v.layout;
+    let scale = op
+        .scale
+        .as_ref()
+        .map(|s| -> Result<Scales, String> {
+            let (sl, blk) = (&s.view.layout, Some(&s.block[..]));
+            Ok(Scales {
+                mem: s.view.memory,
+                dtype: sl.dtype,
+                kind: s.kind,
+                batch: blocked_offsets(&l.shape, &sl.strides, blk, batch, sl.offset as isize)?,
+                outer: blocked_offsets(&l.shape, &sl.strides, blk, outer, 0)?,
+                depth: blocked_offsets(&l.shape, &sl.strides, blk, depth, 0)?,
+            })
+        })
+        .transpose()?;
     let dep = offsets(&l.shape, &l.strides, depth, 0)?;
     let out = offsets(&l.shape, &l.strides, outer, 0)?;
     Ok(Side {
@@ -83,6 +198,7 @@ fn side(v: &View, batch: &[usize], outer: &[usize], depth: &[usize]) -> Result<S
         outer_step: uniform(&out),
         depth: dep,
         outer: out,
+        scale,
     })
 }
 
@@ -101,11 +217,33 @@ fn grid(v: &View, nbatch: usize, nrows: usize) -> Result<Grid, String> {
     })
 }
 
+/// Checks an operand's scales: a block extent of at least 1 per axis,
+/// the scales' shape ⌈extent / block⌉ along each, codes of uint8.
+fn check_scale(name: &str, op: &Operand) -> Result<(), String> {
+    let Some(s) = &op.scale else { return Ok(()) };
+    let shape = &op.view.layout.shape;
+    if s.block.len() != shape.len() || s.block.contains(&0) {
+        return Err(format!("{name}'s scale blocks {:?} are not one extent of at least 1 per axis of {shape:?}", s.block));
+    }
+    let want: Vec<usize> = shape.iter().zip(&s.block).map(|(&n, &b)| n.div_ceil(b)).collect();
+    if s.view.layout.shape != want {
+        return Err(format!("{name}'s scales have shape {:?}, not {want:?}", s.view.layout.shape));
+    }
+    if s.kind == ScaleKind::Code && s.view.layout.dtype != Dtype::Uint8 {
+        return Err(format!("{name}'s scale codes are {}, not uint8", s.view.layout.dtype.name()));
+    }
+    Ok(())
+}
+
 /// Checks a contraction of `a` with `b` paired by `pairs` into `dst` (of
 /// the shape [`Pairs::dst_shape`] gives) from `init` (of dst's shape) in
 /// `acc`, before any write. The acc's dtype is checked by
 /// [`Plan::declined`], not here.
-pub fn plan(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &View, b: &View) -> Result<Plan, String> {
+pub fn plan(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &Operand, b: &Operand) -> Result<Plan, String> {
+    check_scale("a", a)?;
+    check_scale("b", b)?;
+    let (ao, bo) = (a, b);
+    let (a, b) = (&a.view, &b.view);
     let (sa, sb) = (&a.layout.shape, &b.layout.shape);
     let (ra, rb) = pairs.roles(sa, sb)?;
     let want = pairs.dst_shape(sa, sb)?;
@@ -118,12 +256,17 @@ pub fn plan(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &View
         }
     }
     let (nb, m, n, k) = (extent(sa, &ra.batch), extent(sa, &ra.free), extent(sb, &rb.free), extent(sa, &ra.depth));
+    let scale_views: Vec<&View> = [ao, bo].iter().filter_map(|o| o.scale.as_ref().map(|s| &s.view)).collect();
     let mut reads = vec![a.byte_range(), b.byte_range()];
+    reads.extend(scale_views.iter().map(|v| v.byte_range()));
     let writes = dst.byte_range();
     let same = |x: &View, y: &View| {
         x.memory.base == y.memory.base && x.layout == y.layout
     };
-    let scratch = dst.overlaps(a) || dst.overlaps(b) || init.is_some_and(|i| dst.overlaps(i) && !same(i, dst));
+    let scratch = dst.overlaps(a)
+        || dst.overlaps(b)
+        || scale_views.iter().any(|v| dst.overlaps(v))
+        || init.is_some_and(|i| dst.overlaps(i) && !same(i, dst));
     if let Some(i) = init {
         reads.push(i.byte_range());
     }
@@ -131,13 +274,13 @@ pub fn plan(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &View
     // An empty dst needs no offsets, which its other extents might make
     // too many to hold.
     let (a, b, dst, init) = if empty {
-        let none = |v: &View| Side { mem: v.memory, dtype: v.layout.dtype, batch: vec![], outer: vec![], depth: vec![], depth_step: None, outer_step: None };
+        let none = |v: &View| Side { mem: v.memory, dtype: v.layout.dtype, batch: vec![], outer: vec![], depth: vec![], depth_step: None, outer_step: None, scale: None };
         let g = |v: &View| Grid { mem: v.memory, dtype: v.layout.dtype, batch: vec![], rows: vec![], cols: vec![], col_step: None };
         (none(a), none(b), g(dst), init.map(g))
     } else {
         (
-            side(a, &ra.batch, &ra.free, &ra.depth)?,
-            side(b, &rb.batch, &rb.free, &rb.depth)?,
+            side(ao, &ra.batch, &ra.free, &ra.depth)?,
+            side(bo, &rb.batch, &rb.free, &rb.depth)?,
             grid(dst, ra.batch.len(), ra.free.len())?,
             init.map(|i| grid(i, ra.batch.len(), ra.free.len())).transpose()?,
         )
@@ -147,11 +290,15 @@ pub fn plan(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &View
 
 impl Plan {
     /// Why nx.cpu declines the call, or `None`: an acc other than float32,
-    /// float64, complex64, complex128 or an integer of 4 to 64 bits.
+    /// float64, complex64, complex128 or an integer of 4 to 64 bits, or
+    /// scales in an acc other than float32 and float64.
     pub fn declined(&self) -> Option<String> {
-        super::elem::kind(self.acc)
-            .is_none()
-            .then(|| format!("nx.cpu contract: no accumulation in {}", self.acc.name()))
+        if super::elem::kind(self.acc).is_none() {
+            return Some(format!("nx.cpu contract: no accumulation in {}", self.acc.name()));
+        }
+        let scaled = self.a.scale.is_some() || self.b.scale.is_some();
+        (scaled && !matches!(self.acc, Dtype::Float32 | Dtype::Float64))
+            .then(|| format!("nx.cpu contract: scales in a {} acc", self.acc.name()))
     }
 
     /// Whether the products add in chain order.

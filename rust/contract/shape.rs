@@ -82,6 +82,14 @@ pub fn extent(shape: &[usize], axes: &[usize]) -> usize {
 /// `strides`), in C order of those axes, from `base`. Refused where they
 /// cannot be allocated.
 pub fn offsets(shape: &[usize], strides: &[isize], axes: &[usize], base: isize) -> Result<Vec<isize>, String> {
+    blocked_offsets(shape, strides, None, axes, base)
+}
+
+/// As [`offsets`], but where `blocks` gives each axis's block extent, the
+/// offset of index i along an axis is that of its block, i / block: the
+/// offsets, in an array of blocks of `strides`, of the scales of an
+/// operand of `shape`.
+pub fn blocked_offsets(shape: &[usize], strides: &[isize], blocks: Option<&[usize]>, axes: &[usize], base: isize) -> Result<Vec<isize>, String> {
     let n = extent(shape, axes);
     let mut out = Vec::new();
     out.try_reserve_exact(n).map_err(|_| format!("the offsets of {n} indices cannot be allocated"))?;
@@ -91,7 +99,7 @@ pub fn offsets(shape: &[usize], strides: &[isize], axes: &[usize], base: isize) 
         // each of its indices; the earlier axes vary slowest.
         let now = out.len();
         for i in 1..shape[ax] {
-            let step = i as isize * strides[ax];
+            let step = (i / blocks.map_or(1, |b| b[ax])) as isize * strides[ax];
             for j in 0..now {
                 out.push(out[j] + step);
             }

@@ -877,3 +877,63 @@ fn speed() {
     let h = Case { dd: Dtype::Float32, ..Case::mm(1024, 1024, 1024, Dtype::Float16) };
     time("float16->float32 1024^3", &h, Dtype::Float32, f);
 }
+
+/// Scales multiply each element, rounded once into the acc: a scaled call
+/// has the bits of the call on the elements multiplied by their scales
+/// beforehand, in both orders; codes 0, 127, 254 and 255 (NaN) included.
+#[test]
+fn scales_multiply_each_element_rounded_once() {
+    for acc in [Dtype::Float32, Dtype::Float64] {
+        for &(m, n, k) in &[(7usize, 9usize, 70usize), (2, 3, 100), (6, 40, 33)] {
+            let mut rng = Rng(400 + k as u64);
+            let (ba, bb) = ([2usize, 32usize], [16usize, 1usize]);
+            let sa_shape = [m.div_ceil(ba[0]), k.div_ceil(ba[1])];
+            let sb_shape = [k.div_ceil(bb[0]), n.div_ceil(bb[1])];
+            let av = rng.values(Dtype::Float16, &[m, k], false);
+            let bv = rng.values(Dtype::Float32, &[k, n], false);
+            let sav = rng.values(Dtype::Float32, &sa_shape, false);
+            let codes: Vec<i64> = (0..sb_shape[0] * sb_shape[1])
+                .map(|t| match t % 11 {
+                    0 => 0,
+                    1 => 254,
+                    2 if k == 70 => 255,
+                    3 => 127,
+                    _ => 120 + (splitmix(&mut rng.0) % 15) as i64,
+                })
+                .collect();
+            let code = |c: i64| if c == 255 { f64::NAN } else { 2f64.powi(c as i32 - 127) };
+            // The elements times their scales, each product rounded once in the acc.
+            let round = |x: f64, s: f64| if acc == Dtype::Float32 { (x as f32 * s as f32) as f64 } else { x * s };
+            let pa: Vec<C64> = (0..m * k).map(|t| C64::new(round(av[t].re, sav[(t / k / ba[0]) * sa_shape[1] + (t % k) / ba[1]].re), 0.0)).collect();
+            let pb: Vec<C64> = (0..k * n).map(|t| C64::new(round(bv[t].re, code(codes[(t / n / bb[0]) * sb_shape[1] + (t % n) / bb[1]])), 0.0)).collect();
+            let a = place(Dtype::Float16, &[m, k], Lay::F, &av);
+            let b = place(Dtype::Float32, &[k, n], Lay::Neg, &bv);
+            let sa = place(Dtype::Float32, &sa_shape, Lay::Off, &sav);
+            let sb = place_ints(Dtype::Uint8, &sb_shape, Lay::F, &codes);
+            let pre_a = place(acc, &[m, k], Lay::C, &pa);
+            let pre_b = place(acc, &[k, n], Lay::C, &pb);
+            let pairs = Pairs { batch: vec![], contracting: vec![(1, 0)] };
+            let zeros = vec![C64::new(0.0, 0.0); m * n];
+            let (want, got) = (place(acc, &[m, n], Lay::C, &zeros), place(acc, &[m, n], Lay::C, &zeros));
+            for threads in [1, 3] {
+                pool::set_threads(threads).unwrap();
+                assert_eq!(contract(&pairs, acc, &want.view, None, &pre_a.view, &pre_b.view), Answer::Done);
+                let oa = Operand { view: a.view.clone(), scale: Some(Scale { kind: ScaleKind::Value, block: ba.to_vec(), view: sa.view.clone() }) };
+                let ob = Operand { view: b.view.clone(), scale: Some(Scale { kind: ScaleKind::Code, block: bb.to_vec(), view: sb.view.clone() }) };
+                assert_eq!(contract_operands(&pairs, acc, &got.view, None, &oa, &ob), Answer::Done);
+                let (w, g) = (read_all(&want.view, acc), read_all(&got.view, acc));
+                assert!(same_cols(&g, &w), "{acc:?} {m}x{n}x{k}");
+                // A NaN code makes its block's terms NaN: the outputs of
+                // its columns are NaN (code 254 may make others so too,
+                // an infinity less another).
+                let nans = g.iter().filter(|c| format!("{c:?}").contains("NaN")).count();
+                assert!(k != 70 || nans > 0, "{acc:?} {m}x{n}x{k}");
+                // Complex and integer accs decline scales; a scale of the
+                // wrong shape is refused.
+                assert!(matches!(contract_operands(&pairs, Dtype::Complex64, &got.view, None, &oa, &ob), Answer::Declined(_)));
+                let bad = Operand { scale: Some(Scale { block: vec![1, 1], ..ob.scale.clone().unwrap() }), ..ob.clone() };
+                assert!(matches!(contract_operands(&pairs, acc, &got.view, None, &oa, &bad), Answer::Refused(_)));
+            }
+        }
+    }
+}
