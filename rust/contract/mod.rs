@@ -115,7 +115,7 @@ pub fn contract(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &
 pub fn contract_operands(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &Operand, b: &Operand) -> Answer {
     match plan(pairs, acc, dst, init, a, b) {
         Err(e) => Answer::Refused(format!("contract: {e}")),
-        Ok(p) => match p.declined() {
+        Ok(p) => match p.why_declined() {
             Some(why) => Answer::Declined(why),
             None => {
                 let pass = door::enter(&p.claims());

@@ -292,7 +292,7 @@ impl Plan {
     /// Why nx.cpu declines the call, or `None`: an acc other than float32,
     /// float64, complex64, complex128 or an integer of 4 to 64 bits, or
     /// scales in an acc other than float32 and float64.
-    pub fn declined(&self) -> Option<String> {
+    pub fn why_declined(&self) -> Option<String> {
         if super::elem::kind(self.acc).is_none() {
             return Some(format!("nx.cpu contract: no accumulation in {}", self.acc.name()));
         }
@@ -455,5 +455,9 @@ impl Call for Plan {
     fn run(self) -> Result<(), String> {
         super::run(&self);
         Ok(())
+    }
+
+    fn declined(&self) -> Option<String> {
+        self.why_declined()
     }
 }
