@@ -128,3 +128,29 @@ let scan ?carry p ~axis (r, k) ~dsts loads =
       let shape = Array.to_list (Nx_array.shape d0) in
       let call = [ 1; List.length shape ] @ shape @ [ axis; reduction_code r; k; Bool.to_int (carry <> None) ] in
       reduction p ~call ~first:(Iarray.to_list dsts @ Option.to_list carry) loads
+
+external contract_raw : bytes -> bytes -> Nx_array.Buffer.t array -> int * string = "nx_cpu_contract"
+
+(* A contraction's words: each pairs' count and pairs, the acc's code,
+   whether init is given, each operand's scale (0, or 1 for values or 2
+   for codes, the rank and the blocks); its arrays: dst, init, a, b, then
+   the scales. Segmented calls are not computed yet. *)
+let contract ~batch ~contracting ~segments ~acc ~dst ~init (a : Nx_kernel.operand) (b : Nx_kernel.operand) =
+  let init = Option.map (fun i -> Nx_array.Any i) init in
+  match Nx_kernel.contract_refusal ~batch ~contracting ~segments ~acc ~dst:(Nx_array.Any dst) ~init a b with
+  | Some why -> Nx_array.Refused ("nx.cpu contract: " ^ why)
+  | None when segments <> None -> Nx_array.Declined "nx.cpu contract: segmented contractions are not computed yet"
+  | None ->
+      let pairs p = Iarray.length p :: List.concat_map (fun (x, y) -> [ x; y ]) (Iarray.to_list p) in
+      let scale (op : Nx_kernel.operand) =
+        match op.scale with
+        | None -> ([ 0 ], [])
+        | Some (Value (block, s)) -> (1 :: Array.length block :: Array.to_list block, [ s ])
+        | Some (Code (block, s)) -> (2 :: Array.length block :: Array.to_list block, [ Nx_array.Any s ])
+      in
+      let (Nx_array.Dtype.Any acc) = acc in
+      let (wa, sa), (wb, sb) = (scale a, scale b) in
+      let call = pairs batch @ pairs contracting @ [ Nx_array.Dtype.code acc; Bool.to_int (init <> None) ] @ wa @ wb in
+      let arrays = (Nx_array.Any dst :: Option.to_list init) @ [ a.array; b.array ] @ sa @ sb in
+      let view_words, buffers = views (Array.of_list arrays) in
+      answer (contract_raw (words call) view_words buffers)

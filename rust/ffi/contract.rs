@@ -15,7 +15,7 @@ use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlInt, OCamlRuntime};
 /// given, a, b, then a's scales and b's where given.
 pub fn decode(call_words: &[i64], view_words: &[i64], mems: &[Memory]) -> Result<Plan, String> {
     let mut r = Reader::new(call_words, "contraction");
-    let mut pairs = |r: &mut Reader| -> Result<Vec<(usize, usize)>, String> {
+    let pairs = |r: &mut Reader| -> Result<Vec<(usize, usize)>, String> {
         let n = r.count("pair count")?;
         (0..n).map(|_| Ok((r.count("axis")?, r.count("axis")?))).collect()
     };
@@ -24,7 +24,7 @@ pub fn decode(call_words: &[i64], view_words: &[i64], mems: &[Memory]) -> Result
     let code = r.word()?;
     let acc = Dtype::of_code(code).ok_or_else(|| format!("no dtype of code {code} for the acc"))?;
     let with_init = r.count("init")? == 1;
-    let mut scale = |r: &mut Reader| -> Result<Option<(ScaleKind, Vec<usize>)>, String> {
+    let scale = |r: &mut Reader| -> Result<Option<(ScaleKind, Vec<usize>)>, String> {
         let kind = match r.count("scale kind")? {
             0 => return Ok(None),
             1 => ScaleKind::Value,
