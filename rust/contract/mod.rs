@@ -65,10 +65,12 @@ pub mod chain;
 pub mod elem;
 pub mod lane;
 pub mod plan;
+pub mod segments;
 pub mod shape;
 mod simd;
 
 pub use plan::{chain_order, plan, Operand, Plan, Scale, ScaleKind};
+pub use segments::Segments;
 pub use shape::Pairs;
 
 use crate::core::answer::Answer;
@@ -80,10 +82,14 @@ use crate::core::layout::View;
 use elem::{Elem, Kind};
 use plan::Sink;
 
-/// Runs a checked, accepted plan.
-pub(crate) fn run(p: &Plan) {
-    if p.nb == 0 || p.m == 0 || p.n == 0 {
-        return;
+/// Runs a checked, accepted plan; a segmented one refuses ids out of
+/// range before any write.
+pub(crate) fn run(p: &Plan) -> Result<(), String> {
+    if p.nb == 0 || p.m == 0 || p.n == 0 || p.dst.batch.is_empty() {
+        return Ok(());
+    }
+    if p.segs.is_some() {
+        return segments::run(p);
     }
     match elem::kind(p.acc).expect("a plan that runs is not declined") {
         Kind::F32 => run_in::<f32>(p),
@@ -93,11 +99,12 @@ pub(crate) fn run(p: &Plan) {
         Kind::I32 => run_in::<i32>(p),
         Kind::I64 => run_in::<i64>(p),
     }
+    Ok(())
 }
 
 fn run_in<E: Elem>(p: &Plan) {
     let sink = Sink::<E>::new(p);
-    if p.chain() {
+    if p.chain {
         chain::run(p, &sink);
     } else {
         lane::run(p, &sink);
@@ -108,12 +115,13 @@ fn run_in<E: Elem>(p: &Plan) {
 /// The contraction of `a` with `b` into `dst`, as a plain Rust call:
 /// checked, declined or claimed through the door and run.
 pub fn contract(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &View, b: &View) -> Answer {
-    contract_operands(pairs, acc, dst, init, &a.into(), &b.into())
+    contract_operands(pairs, acc, dst, init, &a.into(), &b.into(), None)
 }
 
-/// As [`contract`], of operands that may have scales.
-pub fn contract_operands(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &Operand, b: &Operand) -> Answer {
-    match plan(pairs, acc, dst, init, a, b) {
+/// As [`contract`], of operands that may have scales, with or without
+/// segments.
+pub fn contract_operands(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &Operand, b: &Operand, segments: Option<&Segments>) -> Answer {
+    match plan(pairs, acc, dst, init, a, b, segments) {
         Err(e) => Answer::Refused(format!("contract: {e}")),
         Ok(p) => match p.why_declined() {
             Some(why) => Answer::Declined(why),

@@ -2,6 +2,7 @@
 //! results go, and how elements are read into the acc and results written.
 
 use super::elem::{reader, Elem, Read, Value};
+use super::segments::{Segments, Segs};
 use super::shape::{blocked_offsets, extent, offsets, uniform, Pairs};
 use crate::core::call::Call;
 use crate::loops::cast::cast;
@@ -157,6 +158,12 @@ pub struct Plan {
     /// shares memory with a or b, or with init other than as init's own
     /// elements.
     pub scratch: bool,
+    /// Whether the products add in chain order, from the whole call's rows,
+    /// columns and depth.
+    pub chain: bool,
+    /// The segments, if any, and dst's view, which a segmented call's
+    /// scratch copies into.
+    pub(super) segs: Option<(Segs, View, usize, usize)>,
     /// Byte ranges read, and the one written.
     pub(super) reads: Vec<Option<(usize, usize)>>,
     pub(super) writes: Option<(usize, usize)>,
@@ -202,7 +209,7 @@ fn side(op: &Operand, batch: &[usize], outer: &[usize], depth: &[usize]) -> Resu
     })
 }
 
-fn grid(v: &View, nbatch: usize, nrows: usize) -> Result<Grid, String> {
+pub(super) fn grid(v: &View, nbatch: usize, nrows: usize) -> Result<Grid, String> {
     let l = &v.layout;
     let r = l.shape.len();
     let axes: Vec<usize> = (0..r).collect();
@@ -239,14 +246,17 @@ fn check_scale(name: &str, op: &Operand) -> Result<(), String> {
 /// the shape [`Pairs::dst_shape`] gives) from `init` (of dst's shape) in
 /// `acc`, before any write. The acc's dtype is checked by
 /// [`Plan::declined`], not here.
-pub fn plan(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &Operand, b: &Operand) -> Result<Plan, String> {
+pub fn plan(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &Operand, b: &Operand, segments: Option<&Segments>) -> Result<Plan, String> {
     check_scale("a", a)?;
     check_scale("b", b)?;
     let (ao, bo) = (a, b);
     let (a, b) = (&a.view, &b.view);
     let (sa, sb) = (&a.layout.shape, &b.layout.shape);
-    let (ra, rb) = pairs.roles(sa, sb)?;
-    let want = pairs.dst_shape(sa, sb)?;
+    let (ra, mut rb) = pairs.roles(sa, sb)?;
+    let mut want = pairs.dst_shape(sa, sb)?;
+    let segs = segments.map(|s| s.resolve(pairs, &ra, &mut rb, &mut want, a, b)).transpose()?;
+    let lead = matches!(segs, Some(Segs::Contracting { .. })) as usize;
+    let dst_view = dst.clone();
     if dst.layout.shape != want {
         return Err(format!("dst has shape {:?}, not the contraction's {want:?}", dst.layout.shape));
     }
@@ -259,6 +269,9 @@ pub fn plan(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &Oper
     let scale_views: Vec<&View> = [ao, bo].iter().filter_map(|o| o.scale.as_ref().map(|s| &s.view)).collect();
     let mut reads = vec![a.byte_range(), b.byte_range()];
     reads.extend(scale_views.iter().map(|v| v.byte_range()));
+    if let Some(s) = &segs {
+        reads.push(s.ids().byte_range());
+    }
     let writes = dst.byte_range();
     let same = |x: &View, y: &View| {
         x.memory.base == y.memory.base && x.layout == y.layout
@@ -270,7 +283,7 @@ pub fn plan(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &Oper
     if let Some(i) = init {
         reads.push(i.byte_range());
     }
-    let empty = nb == 0 || m == 0 || n == 0;
+    let empty = nb == 0 || m == 0 || n == 0 || want.contains(&0);
     // An empty dst needs no offsets, which its other extents might make
     // too many to hold.
     let (a, b, dst, init) = if empty {
@@ -281,11 +294,12 @@ pub fn plan(pairs: &Pairs, acc: Dtype, dst: &View, init: Option<&View>, a: &Oper
         (
             side(ao, &ra.batch, &ra.free, &ra.depth)?,
             side(bo, &rb.batch, &rb.free, &rb.depth)?,
-            grid(dst, ra.batch.len(), ra.free.len())?,
-            init.map(|i| grid(i, ra.batch.len(), ra.free.len())).transpose()?,
+            grid(dst, lead + ra.batch.len(), ra.free.len())?,
+            init.map(|i| grid(i, lead + ra.batch.len(), ra.free.len())).transpose()?,
         )
     };
-    Ok(Plan { a, b, dst, init, acc, nb, m, n, k, scratch, reads, writes })
+    let segs = segs.map(|s| (s, dst_view, lead + ra.batch.len(), ra.free.len()));
+    Ok(Plan { a, b, dst, init, acc, nb, m, n, k, scratch, chain: chain_order(m, n, k), segs, reads, writes })
 }
 
 impl Plan {
@@ -297,14 +311,13 @@ impl Plan {
             return Some(format!("nx.cpu contract: no accumulation in {}", self.acc.name()));
         }
         let scaled = self.a.scale.is_some() || self.b.scale.is_some();
+        if matches!(self.segs, Some((Segs::Rows { .. }, ..))) && self.b.scale.is_some() {
+            return Some("nx.cpu contract: b's scales in a call segmented by rows are not computed yet".into());
+        }
         (scaled && !matches!(self.acc, Dtype::Float32 | Dtype::Float64))
             .then(|| format!("nx.cpu contract: scales in a {} acc", self.acc.name()))
     }
 
-    /// Whether the products add in chain order.
-    pub fn chain(&self) -> bool {
-        chain_order(self.m, self.n, self.k)
-    }
 
     /// Reads init's outputs (β, i, j0..j0 + out.len()) into `out`, cast
     /// into the acc; +0 without init.
@@ -453,8 +466,7 @@ impl Call for Plan {
     }
 
     fn run(self) -> Result<(), String> {
-        super::run(&self);
-        Ok(())
+        super::run(&self)
     }
 
     fn declined(&self) -> Option<String> {

@@ -920,7 +920,7 @@ fn scales_multiply_each_element_rounded_once() {
                 assert_eq!(contract(&pairs, acc, &want.view, None, &pre_a.view, &pre_b.view), Answer::Done);
                 let oa = Operand { view: a.view.clone(), scale: Some(Scale { kind: ScaleKind::Value, block: ba.to_vec(), view: sa.view.clone() }) };
                 let ob = Operand { view: b.view.clone(), scale: Some(Scale { kind: ScaleKind::Code, block: bb.to_vec(), view: sb.view.clone() }) };
-                assert_eq!(contract_operands(&pairs, acc, &got.view, None, &oa, &ob), Answer::Done);
+                assert_eq!(contract_operands(&pairs, acc, &got.view, None, &oa, &ob, None), Answer::Done);
                 let (w, g) = (read_all(&want.view, acc), read_all(&got.view, acc));
                 assert!(same_cols(&g, &w), "{acc:?} {m}x{n}x{k}");
                 // A NaN code makes its block's terms NaN: the outputs of
@@ -930,10 +930,124 @@ fn scales_multiply_each_element_rounded_once() {
                 assert!(k != 70 || nans > 0, "{acc:?} {m}x{n}x{k}");
                 // Complex and integer accs decline scales; a scale of the
                 // wrong shape is refused.
-                assert!(matches!(contract_operands(&pairs, Dtype::Complex64, &got.view, None, &oa, &ob), Answer::Declined(_)));
+                assert!(matches!(contract_operands(&pairs, Dtype::Complex64, &got.view, None, &oa, &ob, None), Answer::Declined(_)));
                 let bad = Operand { scale: Some(Scale { block: vec![1, 1], ..ob.scale.clone().unwrap() }), ..ob.clone() };
-                assert!(matches!(contract_operands(&pairs, acc, &got.view, None, &oa, &bad), Answer::Refused(_)));
+                assert!(matches!(contract_operands(&pairs, acc, &got.view, None, &oa, &bad, None), Answer::Refused(_)));
             }
         }
     }
+}
+
+fn f64s(v: &View) -> Vec<f64> {
+    read_all(v, Dtype::Float64).iter().map(|c| if let Col::F64(x) = c { x[0] } else { unreachable!() }).collect()
+}
+
+/// Rows: each row of a reads b at its id, in the order of the whole
+/// call's extents: against the reference (chain order) and against one
+/// unsegmented call a group (lane order, which groups of any size share).
+#[test]
+fn rows_segments_against_references_and_per_group_calls() {
+    let (m, k, groups) = (40usize, 30usize, 3usize);
+    for n in [9usize, 3] {
+        let mut rng = Rng(500 + n as u64);
+        let av = rng.values(Dtype::Float64, &[m, k], false);
+        let bv = rng.values(Dtype::Float64, &[groups, k, n], false);
+        let iv = rng.values(Dtype::Float64, &[m, n], false);
+        let ids: Vec<i64> = (0..m).map(|i| ((i * 7 + 3) % 5 % groups) as i64).collect();
+        let a = place(Dtype::Float64, &[m, k], Lay::F, &av);
+        let b = place(Dtype::Float64, &[groups, k, n], Lay::Neg, &bv);
+        let init = place(Dtype::Float64, &[m, n], Lay::C, &iv);
+        let idv = place_ints(Dtype::Int64, &[m], Lay::Off, &ids);
+        let dst = place(Dtype::Float64, &[m, n], Lay::C, &vec![C64::new(0.0, 0.0); m * n]);
+        let pairs = Pairs { batch: vec![], contracting: vec![(1, 1)] };
+        let seg = Segments::Rows { ids: idv.view.clone(), b_axis: 0 };
+        for threads in [1, 3] {
+            pool::set_threads(threads).unwrap();
+            let ans = contract_operands(&pairs, Dtype::Float64, &dst.view, Some(&init.view), &(&a.view).into(), &(&b.view).into(), Some(&seg));
+            assert_eq!(ans, Answer::Done);
+            let got = f64s(&dst.view);
+            let chain = chain_order(m, n, k);
+            for i in 0..m {
+                let g = ids[i] as usize;
+                for j in 0..n {
+                    let terms: Vec<(f64, f64, usize)> = (0..k).map(|t| (av[i * k + t].re, bv[(g * k + t) * n + j].re, 0)).collect();
+                    let want = if chain {
+                        terms.iter().fold(iv[i * n + j].re, |s, &(x, y, _)| x.mul_add(y, s))
+                    } else {
+                        lane_sum(&terms) + iv[i * n + j].re
+                    };
+                    assert_eq!(got[i * n + j].to_bits(), want.to_bits(), "n {n} at ({i}, {j})");
+                }
+            }
+            if !chain {
+                // Each group alone, unsegmented: the same bits.
+                for g in 0..groups {
+                    let rows: Vec<usize> = (0..m).filter(|&i| ids[i] as usize == g).collect();
+                    let ag: Vec<C64> = rows.iter().flat_map(|&i| av[i * k..][..k].to_vec()).collect();
+                    let ig: Vec<C64> = rows.iter().flat_map(|&i| iv[i * n..][..n].to_vec()).collect();
+                    let a1 = place(Dtype::Float64, &[rows.len(), k], Lay::C, &ag);
+                    let b1 = place(Dtype::Float64, &[k, n], Lay::C, &bv[g * k * n..][..k * n]);
+                    let i1 = place(Dtype::Float64, &[rows.len(), n], Lay::C, &ig);
+                    let d1 = place(Dtype::Float64, &[rows.len(), n], Lay::C, &vec![C64::new(0.0, 0.0); rows.len() * n]);
+                    let mm = Pairs { batch: vec![], contracting: vec![(1, 0)] };
+                    assert_eq!(contract(&mm, Dtype::Float64, &d1.view, Some(&i1.view), &a1.view, &b1.view), Answer::Done);
+                    let one = f64s(&d1.view);
+                    for (r, &i) in rows.iter().enumerate() {
+                        for j in 0..n {
+                            assert_eq!(one[r * n + j].to_bits(), got[i * n + j].to_bits());
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Contracting: each group sums the products of its indices along the
+/// pair, as an unsegmented call of those indices alone (both chain order
+/// here); a group without indices is init; ids may be dst itself; an id out
+/// of range is refused before any write.
+#[test]
+fn contracting_segments_against_per_group_calls_and_ids_in_dst() {
+    let (m, n, k, groups) = (8usize, 9usize, 100usize, 4usize);
+    let mut rng = Rng(600);
+    let av = rng.values(Dtype::Float32, &[m, k], false);
+    let bv = rng.values(Dtype::Float32, &[k, n], false);
+    // Group 2 has no index.
+    let ids: Vec<i64> = (0..k).map(|t| [0, 1, 3][(t * 5 + t / 7) % 3]).collect();
+    let a = place(Dtype::Float32, &[m, k], Lay::C, &av);
+    let b = place(Dtype::Float32, &[k, n], Lay::F, &bv);
+    let idv = place_ints(Dtype::Int64, &[k], Lay::C, &ids);
+    let pairs = Pairs { batch: vec![], contracting: vec![(1, 0)] };
+    let dst = place(Dtype::Float64, &[groups, m, n], Lay::C, &vec![C64::new(5.0, 0.0); groups * m * n]);
+    let seg = Segments::Contracting { ids: idv.view.clone(), pair: 0, groups };
+    let run = |dst: &View, seg: &Segments| contract_operands(&pairs, Dtype::Float32, dst, None, &(&a.view).into(), &(&b.view).into(), Some(seg));
+    assert_eq!(run(&dst.view, &seg), Answer::Done);
+    let got = f64s(&dst.view);
+    for g in 0..groups {
+        let idx: Vec<usize> = (0..k).filter(|&t| ids[t] as usize == g).collect();
+        let ag: Vec<C64> = (0..m).flat_map(|i| idx.iter().map(move |&t| (i, t))).map(|(i, t)| av[i * k + t]).collect();
+        let bg: Vec<C64> = idx.iter().flat_map(|&t| bv[t * n..][..n].to_vec()).collect();
+        let a1 = place(Dtype::Float32, &[m, idx.len()], Lay::C, &ag);
+        let b1 = place(Dtype::Float32, &[idx.len(), n], Lay::C, &bg);
+        let d1 = place(Dtype::Float64, &[m, n], Lay::C, &vec![C64::new(0.0, 0.0); m * n]);
+        assert_eq!(contract(&pairs, Dtype::Float32, &d1.view, None, &a1.view, &b1.view), Answer::Done);
+        assert_eq!(f64s(&d1.view), got[g * m * n..][..m * n].to_vec(), "group {g}");
+    }
+    assert!(got[2 * m * n..][..m * n].iter().all(|&x| x.to_bits() == 0));
+    // The ids in dst's own memory: the first k elements of an int64 dst.
+    let d2 = place_ints(Dtype::Int64, &[groups, m, n], Lay::C, &vec![0; groups * m * n]);
+    let in_dst = View { layout: Layout::contiguous(Dtype::Int64, &[k]), memory: d2.view.memory };
+    for (t, &id) in ids.iter().enumerate() {
+        put_int(d2.view.memory, Dtype::Int64, t as isize, id);
+    }
+    assert_eq!(run(&d2.view, &Segments::Contracting { ids: in_dst, pair: 0, groups }), Answer::Done);
+    let ints: Vec<i64> = read_all(&d2.view, Dtype::Int64).iter().map(|c| if let Col::I64(x) = c { x[0] } else { unreachable!() }).collect();
+    let want: Vec<i64> = got.iter().map(|&x| x as f32 as i64).collect();
+    assert_eq!(ints, want);
+    // An id out of range: refused, dst untouched.
+    put_int(idv.view.memory, Dtype::Int64, 50, groups as i64);
+    let before = f64s(&dst.view);
+    assert!(matches!(run(&dst.view, &seg), Answer::Refused(_)));
+    assert_eq!(f64s(&dst.view), before);
 }

@@ -52,7 +52,7 @@ pub fn decode(call_words: &[i64], view_words: &[i64], mems: &[Memory]) -> Result
     };
     let a = scaled(a, sa);
     let b = scaled(b, sb);
-    plan(&Pairs { batch, contracting }, acc, &dst, init.as_ref(), &a, &b)
+    plan(&Pairs { batch, contracting }, acc, &dst, init.as_ref(), &a, &b, None)
 }
 
 /// `Nx_cpu.contract`: the call's words, the views' words and the buffers
