@@ -133,13 +133,12 @@ external contract_raw : bytes -> bytes -> Nx_array.Buffer.t array -> int * strin
 
 (* A contraction's words: each pairs' count and pairs, the acc's code,
    whether init is given, each operand's scale (0, or 1 for values or 2
-   for codes, the rank and the blocks); its arrays: dst, init, a, b, then
-   the scales. Segmented calls are not computed yet. *)
+   for codes, the rank and the blocks), the segments (0; 1 and b_axis; 2,
+   pair and groups); its arrays: dst, init, a, b, the scales, the ids. *)
 let contract ~batch ~contracting ~segments ~acc ~dst ~init (a : Nx_kernel.operand) (b : Nx_kernel.operand) =
   let init = Option.map (fun i -> Nx_array.Any i) init in
   match Nx_kernel.contract_refusal ~batch ~contracting ~segments ~acc ~dst:(Nx_array.Any dst) ~init a b with
   | Some why -> Nx_array.Refused ("nx.cpu contract: " ^ why)
-  | None when segments <> None -> Nx_array.Declined "nx.cpu contract: segmented contractions are not computed yet"
   | None ->
       let pairs p = Iarray.length p :: List.concat_map (fun (x, y) -> [ x; y ]) (Iarray.to_list p) in
       let scale (op : Nx_kernel.operand) =
@@ -150,7 +149,13 @@ let contract ~batch ~contracting ~segments ~acc ~dst ~init (a : Nx_kernel.operan
       in
       let (Nx_array.Dtype.Any acc) = acc in
       let (wa, sa), (wb, sb) = (scale a, scale b) in
-      let call = pairs batch @ pairs contracting @ [ Nx_array.Dtype.code acc; Bool.to_int (init <> None) ] @ wa @ wb in
-      let arrays = (Nx_array.Any dst :: Option.to_list init) @ [ a.array; b.array ] @ sa @ sb in
+      let ws, ids =
+        match segments with
+        | None -> ([ 0 ], [])
+        | Some (Nx_kernel.Rows { ids; b_axis }) -> ([ 1; b_axis ], [ Nx_array.Any ids ])
+        | Some (Nx_kernel.Contracting { ids; pair; groups }) -> ([ 2; pair; groups ], [ Nx_array.Any ids ])
+      in
+      let call = pairs batch @ pairs contracting @ [ Nx_array.Dtype.code acc; Bool.to_int (init <> None) ] @ wa @ wb @ ws in
+      let arrays = (Nx_array.Any dst :: Option.to_list init) @ [ a.array; b.array ] @ sa @ sb @ ids in
       let view_words, buffers = views (Array.of_list arrays) in
       answer (contract_raw (words call) view_words buffers)

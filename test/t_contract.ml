@@ -129,6 +129,51 @@ let scales () =
     done
   done
 
+(* Rows segments: row i reads b's matrix ids.(i); Contracting: dst.(g)
+   sums the products of the depths of id g. Integers, exact. *)
+let segments () =
+  let m, n, k = (5, 3, 6) in
+  let a = init Dtype.Int16 [| m; k |] (fun ix -> ix.(0) + ix.(1)) in
+  let b = init Dtype.Int16 [| 2; k; n |] (fun ix -> (ix.(0) * 10) + ix.(1) - ix.(2)) in
+  let ids = init Dtype.Int64 [| m |] (fun ix -> Int64.of_int (ix.(0) mod 2)) in
+  let dst = create Dtype.Int32 [| m; n |] in
+  let ans =
+    Nx_cpu.contract ~batch:none ~contracting:(ia [ (1, 1) ]) ~segments:(Some (K.Rows { ids; b_axis = 0 }))
+      ~acc:(Dtype.Any Dtype.Int32) ~dst ~init:None (K.operand a) (K.operand b)
+  in
+  Alcotest.(check bool) "rows done" true (ans = Done);
+  for i = 0 to m - 1 do
+    for j = 0 to n - 1 do
+      let s = ref 0 in
+      for t = 0 to k - 1 do s := !s + (get a [| i; t |] * get b [| i mod 2; t; j |]) done;
+      Alcotest.(check int32) "row sum" (Int32.of_int !s) (get dst [| i; j |])
+    done
+  done;
+  let b2 = init Dtype.Int16 [| k; n |] (fun ix -> ix.(0) - ix.(1)) in
+  let cids = init Dtype.Int64 [| k |] (fun ix -> Int64.of_int (ix.(0) mod 3)) in
+  let dst3 = create Dtype.Int32 [| 3; m; n |] in
+  let ans =
+    Nx_cpu.contract ~batch:none ~contracting:mm ~segments:(Some (K.Contracting { ids = cids; pair = 0; groups = 3 }))
+      ~acc:(Dtype.Any Dtype.Int32) ~dst:dst3 ~init:None (K.operand a) (K.operand b2)
+  in
+  Alcotest.(check bool) "contracting done" true (ans = Done);
+  for g = 0 to 2 do
+    for i = 0 to m - 1 do
+      for j = 0 to n - 1 do
+        let s = ref 0 in
+        for t = 0 to k - 1 do if t mod 3 = g then s := !s + (get a [| i; t |] * get b2 [| t; j |]) done;
+        Alcotest.(check int32) "group sum" (Int32.of_int !s) (get dst3 [| g; i; j |])
+      done
+    done
+  done;
+  set ids [| 2 |] 7L;
+  match
+    Nx_cpu.contract ~batch:none ~contracting:(ia [ (1, 1) ]) ~segments:(Some (K.Rows { ids; b_axis = 0 }))
+      ~acc:(Dtype.Any Dtype.Int32) ~dst ~init:None (K.operand a) (K.operand b)
+  with
+  | Refused _ -> ()
+  | _ -> Alcotest.fail "an id out of range refused"
+
 let untouched () =
   let a = init Dtype.Float32 [| 3; 4 |] (fun _ -> 1.) in
   let b = init Dtype.Float32 [| 5; 2 |] (fun _ -> 1.) in
@@ -152,4 +197,5 @@ let tests =
     Alcotest.test_case "a transposed view keeps the bits" `Quick transposed;
     Alcotest.test_case "integer accs wrap" `Quick integers;
     Alcotest.test_case "codes scale blocks" `Quick scales;
+    Alcotest.test_case "segments" `Quick segments;
     Alcotest.test_case "refusals and declines leave dst untouched" `Quick untouched ]

@@ -1,7 +1,7 @@
 //! `Nx_cpu.contract`'s entry.
 
 use super::boundary::call;
-use crate::contract::{plan, Operand, Pairs, Plan, Scale, ScaleKind};
+use crate::contract::{plan, Operand, Pairs, Plan, Scale, ScaleKind, Segments};
 use crate::core::dtype::Dtype;
 use crate::core::layout::{Memory, View};
 use crate::ffi::wire::{views, words, Reader};
@@ -11,8 +11,10 @@ use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlInt, OCamlRuntime};
 /// words: the batch pairs' count and pairs (axis of a, axis of b), the
 /// contracting pairs' count and pairs, the acc's dtype code, whether init is
 /// given (0 or 1), then for a and for b its scale: 0 for none, or 1 (values)
-/// or 2 (codes), the rank and the block extents. The views: dst, init if
-/// given, a, b, then a's scales and b's where given.
+/// or 2 (codes), the rank and the block extents; then the segments: 0 for
+/// none, 1 and b_axis for Rows, 2, the pair and the groups for
+/// Contracting. The views: dst, init if given, a, b, a's scales and b's
+/// where given, then the ids where segmented.
 pub fn decode(call_words: &[i64], view_words: &[i64], mems: &[Memory]) -> Result<Plan, String> {
     let mut r = Reader::new(call_words, "contraction");
     let pairs = |r: &mut Reader| -> Result<Vec<(usize, usize)>, String> {
@@ -35,9 +37,15 @@ pub fn decode(call_words: &[i64], view_words: &[i64], mems: &[Memory]) -> Result
         Ok(Some((kind, r.counts(rank, "block extent")?)))
     };
     let (sa, sb) = (scale(&mut r)?, scale(&mut r)?);
+    let seg = match r.count("segments kind")? {
+        0 => None,
+        1 => Some((r.count("b_axis")?, None)),
+        2 => Some((r.count("pair")?, Some(r.count("groups")?))),
+        k => return Err(format!("segments of kind {k}")),
+    };
     r.finish()?;
     let all = views(view_words, mems)?;
-    let want = 3 + with_init as usize + sa.is_some() as usize + sb.is_some() as usize;
+    let want = 3 + with_init as usize + sa.is_some() as usize + sb.is_some() as usize + seg.is_some() as usize;
     if all.len() != want {
         return Err(format!("{} arrays where the call names {want}", all.len()));
     }
@@ -52,7 +60,11 @@ pub fn decode(call_words: &[i64], view_words: &[i64], mems: &[Memory]) -> Result
     };
     let a = scaled(a, sa);
     let b = scaled(b, sb);
-    plan(&Pairs { batch, contracting }, acc, &dst, init.as_ref(), &a, &b, None)
+    let segments = seg.map(|(x, groups)| match groups {
+        None => Segments::Rows { ids: next(), b_axis: x },
+        Some(groups) => Segments::Contracting { ids: next(), pair: x, groups },
+    });
+    plan(&Pairs { batch, contracting }, acc, &dst, init.as_ref(), &a, &b, segments.as_ref())
 }
 
 /// `Nx_cpu.contract`: the call's words, the views' words and the buffers
