@@ -54,6 +54,12 @@
 //! within γ(2K + 2) of that sum of moduli, K its products and u the acc's
 //! (parts') unit roundoff.
 //!
+//! # Segments
+//!
+//! [`Segments`]: `Rows` (each row of a reads b at its id along an axis of
+//! b) and `Contracting` (a pair's indices grouped into dst's leading axis);
+//! the order is the whole call's; see [`segments`].
+//!
 //! # Memory
 //!
 //! Operands are read where they lie. dst is written in place, but where it
