@@ -153,3 +153,34 @@ let c2c d ~axes ~dst x =
 
 let r2c ~axes ~dst x = fft 2 ~axes (Nx_array.Any dst) (Nx_array.Any x)
 let c2r ~axes ~dst x = fft 3 ~axes (Nx_array.Any dst) (Nx_array.Any x)
+
+external contract_raw : bytes -> bytes -> Nx_array.Buffer.t array -> int * string = "nx_cpu_contract"
+
+(* A contraction's words: each pairs' count and pairs, the acc's code,
+   whether init is given, each operand's scale (0, or 1 for values or 2
+   for codes, the rank and the blocks), the segments (0; 1 and b_axis; 2,
+   pair and groups); its arrays: dst, init, a, b, the scales, the ids. *)
+let contract ~batch ~contracting ~segments ~acc ~dst ~init (a : Nx_kernel.operand) (b : Nx_kernel.operand) =
+  let init = Option.map (fun i -> Nx_array.Any i) init in
+  match Nx_kernel.contract_refusal ~batch ~contracting ~segments ~acc ~dst:(Nx_array.Any dst) ~init a b with
+  | Some why -> Nx_array.Refused ("nx.cpu contract: " ^ why)
+  | None ->
+      let pairs p = Iarray.length p :: List.concat_map (fun (x, y) -> [ x; y ]) (Iarray.to_list p) in
+      let scale (op : Nx_kernel.operand) =
+        match op.scale with
+        | None -> ([ 0 ], [])
+        | Some (Value (block, s)) -> (1 :: Array.length block :: Array.to_list block, [ s ])
+        | Some (Code (block, s)) -> (2 :: Array.length block :: Array.to_list block, [ Nx_array.Any s ])
+      in
+      let (Nx_array.Dtype.Any acc) = acc in
+      let (wa, sa), (wb, sb) = (scale a, scale b) in
+      let ws, ids =
+        match segments with
+        | None -> ([ 0 ], [])
+        | Some (Nx_kernel.Rows { ids; b_axis }) -> ([ 1; b_axis ], [ Nx_array.Any ids ])
+        | Some (Nx_kernel.Contracting { ids; pair; groups }) -> ([ 2; pair; groups ], [ Nx_array.Any ids ])
+      in
+      let call = pairs batch @ pairs contracting @ [ Nx_array.Dtype.code acc; Bool.to_int (init <> None) ] @ wa @ wb @ ws in
+      let arrays = (Nx_array.Any dst :: Option.to_list init) @ [ a.array; b.array ] @ sa @ sb @ ids in
+      let view_words, buffers = views (Array.of_list arrays) in
+      answer (contract_raw (words call) view_words buffers)

@@ -21,6 +21,35 @@
     when the pool first starts; by default the cores the process may use),
     changed by {!set_threads}. Results never depend on the count.
 
+    {1 Contractions}
+
+    [contract] computes in float32, float64, complex64, complex128 and the
+    integers of 4 to 64 bits ({!Nx_kernel.accumulates}), of operands, init
+    and dst of any dtypes and layouts, with or without segments, and
+    declines any other acc, and scales in an acc other than float32 and
+    float64. It adds an output's products in chain order where its rows
+    and columns are both above 4 and multiply to at least 64 and its depth
+    is below 128 times their product, else in lane order, then init (the
+    threads then share the depth of few outputs); a segmented call takes
+    one order from the whole call's rows (Rows: one id's columns) and depth
+    (Contracting: the pair's whole extent). The order follows those extents
+    and the dtypes alone: threads, layouts, batches, which operand is
+    transposed and the instruction set never change a bit (the AVX2 panels
+    fuse the same products in the same order as the portable loop). An
+    integer acc of w bits computes modulo 2{^32} or 2{^64} and keeps w bits:
+    exact modulo 2{^w}.
+
+    A scale multiplies each element, rounded once into the acc (of the
+    three choices Contraction leaves, the first), at any contracted extent:
+    each scaled operand adds one unit roundoff of the acc per term to the
+    bound, barring overflow of an element times its scale. The bound is
+    γ(K + 1) (|init| + Σ|a||b|) for a real acc and γ(2K + 2) of the same
+    sum of moduli for a complex one, K an output's products. A segmented
+    call reads the ids whole before any write (they may be dst itself) and
+    groups the indices by id; each group computes as an unsegmented call
+    of its indices alone, over their offsets, with no copy but a scratch
+    copy of dst where dst shares memory with an operand.
+
     {1 Instruction sets}
 
     On x86-64 every kernel runs on the baseline above, and those with a

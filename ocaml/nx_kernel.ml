@@ -145,6 +145,20 @@ let accepts r (Nx_array.Dtype.Any d) =
   | Arg (Sum | Prod) -> false
   | Logsumexp | Moments -> Nx_array.Dtype.is_float d
 
+type scale = Value of int array * Nx_array.any | Code of int array * (int, Bigarray.int8_unsigned_elt) a
+type operand = { array : Nx_array.any; scale : scale option }
+
+let operand ?scale x = { array = Nx_array.Any x; scale }
+
+type 'i segments = Rows of { ids : 'i; b_axis : int } | Contracting of { ids : 'i; pair : int; groups : int }
+
+let accumulates (Nx_array.Dtype.Any d) =
+  match d with
+  | Float32 | Float64 | Complex64 | Complex128 | Int4 | Uint4 | Int8 | Uint8 | Int16 | Uint16 | Int32 | Uint32 | Int64
+  | Uint64 ->
+      true
+  | Bool | Bit | Float4_e2m1fn | Float8_e4m3fn | Float8_e5m2 | Float16 | Bfloat16 -> false
+
 module Shape = struct
   let without shape drop = Array.of_list (List.filteri (fun a _ -> not (List.exists (Int.equal a) drop)) (Array.to_list shape))
   let reduce shape ~axes = without shape (Array.to_list axes)
@@ -175,6 +189,36 @@ module Shape = struct
               ((padded - span) / w.stride) + 1)
     in
     Array.append out (Array.of_list (List.rev !taps))
+
+  let contract ~batch ~contracting ~segments a b =
+    let fail fmt = Printf.ksprintf (fun m -> invalid_arg ("Nx_kernel.Shape.contract: " ^ m)) fmt in
+    let batch = Iarray.to_list batch and contracting = Iarray.to_list contracting in
+    let used_a = Array.make (Array.length a) false and used_b = Array.make (Array.length b) false in
+    let take used shape name ax =
+      if ax < 0 || ax >= Array.length shape then fail "axis %d of %s is not below its rank %d" ax name (Array.length shape);
+      if used.(ax) then fail "axis %d of %s is paired twice" ax name;
+      used.(ax) <- true
+    in
+    List.iter
+      (fun (x, y) ->
+        take used_a a "a" x;
+        take used_b b "b" y;
+        if a.(x) <> b.(y) then fail "pair (%d, %d) joins extents %d and %d" x y a.(x) b.(y))
+      (batch @ contracting);
+    let groups, b_axis =
+      match segments with
+      | None -> ([], -1)
+      | Some (Rows { b_axis; _ }) ->
+          if b_axis < 0 || b_axis >= Array.length b || used_b.(b_axis) then
+            fail "b_axis %d is not an axis of b in no pair" b_axis;
+          ([], b_axis)
+      | Some (Contracting { pair; groups; _ }) ->
+          if pair < 0 || pair >= List.length contracting then fail "pair %d is not a contracting pair" pair;
+          if groups < 0 then fail "%d groups" groups;
+          ([ groups ], -1)
+    in
+    let free used shape skip = List.filteri (fun i _ -> (not used.(i)) && i <> skip) (Array.to_list shape) in
+    Array.of_list (groups @ List.map (fun (x, _) -> a.(x)) batch @ free used_a a (-1) @ free used_b b b_axis)
 end
 
 (* Whether two shapes are equal, without the polymorphic comparison's C
@@ -333,4 +377,54 @@ module type S = sig
 
   val r2c : axes:int iarray -> dst:(Stdlib.Complex.t, 'c) a -> (float, 'r) a -> Nx_array.answer
   val c2r : axes:int iarray -> dst:(float, 'r) a -> (Stdlib.Complex.t, 'c) a -> Nx_array.answer
+
+  val contract :
+    batch:(int * int) iarray -> contracting:(int * int) iarray -> segments:index segments option ->
+    acc:Nx_array.Dtype.any -> dst:('v, 's) a -> init:('v, 's) a option -> operand -> operand ->
+    Nx_array.answer
 end
+
+let contract_refusal ~batch ~contracting ~segments ~acc:_ ~dst ~init a b =
+  let shape_of (Nx_array.Any x) = Nx_array.shape x in
+  let pp s = "[" ^ String.concat "; " (Array.to_list (Array.map string_of_int s)) ^ "]" in
+  let err fmt = Printf.ksprintf Option.some fmt in
+  let ( >>> ) r f = match r with Some _ -> r | None -> f () in
+  let sa = shape_of a.array and sb = shape_of b.array in
+  match Shape.contract ~batch ~contracting ~segments sa sb with
+  | exception Invalid_argument why -> Some why
+  | want ->
+      let check_scale name shape block scale =
+        if Array.length block <> Array.length shape then
+          err "%s's scale has %d block extents for a rank of %d" name (Array.length block) (Array.length shape)
+        else if Array.exists (fun b -> b < 1) block then err "%s's scale has a block extent below 1" name
+        else
+          let need = Array.mapi (fun i n -> (n + block.(i) - 1) / block.(i)) shape in
+          if scale <> need then err "%s's scales have shape %s, not %s" name (pp scale) (pp need) else None
+      in
+      let scale_refusal name op =
+        match op.scale with
+        | None -> None
+        | Some (Value (block, s)) -> check_scale name (shape_of op.array) block (shape_of s)
+        | Some (Code (block, s)) -> check_scale name (shape_of op.array) block (Nx_array.shape s)
+      in
+      let ids_refusal () =
+        let nbatch = Iarray.length batch in
+        let afree = Array.length sa - nbatch - Iarray.length contracting in
+        let need, ids =
+          match segments with
+          | None -> ([||], None)
+          | Some (Rows { ids; _ }) -> (Array.sub want 0 (nbatch + afree), Some ids)
+          | Some (Contracting { ids; pair; _ }) -> ([| sa.(fst (Iarray.get contracting pair)) |], Some ids)
+        in
+        match ids with
+        | Some ids when Nx_array.shape ids <> need -> err "ids have shape %s, not %s" (pp (Nx_array.shape ids)) (pp need)
+        | _ -> None
+      in
+      (if shape_of dst <> want then err "dst has shape %s, not the contraction's %s" (pp (shape_of dst)) (pp want) else None)
+      >>> (fun () ->
+            match init with
+            | Some i when shape_of i <> want -> err "init has shape %s, not dst's %s" (pp (shape_of i)) (pp want)
+            | _ -> None)
+      >>> (fun () -> scale_refusal "a" a)
+      >>> (fun () -> scale_refusal "b" b)
+      >>> ids_refusal

@@ -285,6 +285,66 @@ val accepts : reduction -> Nx_array.Dtype.any -> bool
 (** Whether a reduction takes terms of a dtype: Arg only of Max or Min and
     not of complex numbers, Logsumexp and Moments only of floats. *)
 
+(** {1 Contraction}
+
+    A contraction ([contract] of {!S}) of [a] with [b] pairs axes of the two:
+    each batch pair (axis of a, axis of b) runs along together and leads dst;
+    each contracting pair is summed over. a's other axes, its free axes in
+    increasing order, are dst's rows; b's are its columns. The rows, the
+    columns and the depth are the products of those extents.
+
+    The products of an output are numbered in C order of the contracted
+    axes, the first contracting pair's slowest, and lane order and chain
+    order take them in that numbering. A product of two complex numbers
+    a · b is two terms, numbered 2k and 2k + 1: re a · b, then i im a · b,
+    each part of a term fused into its part of the sum (re += re a re b and
+    im += re a im b, then re += -im a im b and im += im a re b). An output
+    without products is init, or +0 without init.
+
+    Chain order: each output's sum starts from init (cast into the acc) or
+    +0 and takes its products (terms) one fused multiply-add at a time in
+    increasing number. Lane order: the terms go into lane order (Lane order
+    above), each lane fusing its terms' products into its sum, then init is
+    added. A library states which order it takes for which extents.
+
+    A scaled operand's elements each have a scale: the operand is cut into
+    blocks of [block] extents (the last along an axis may be short), and
+    the scale array holds one scale per block, of the shape
+    [⌈extent / block⌉] along each axis. *)
+
+(** One scale per block of an operand. *)
+type scale =
+  | Value of int array * Nx_array.any
+      (** Block extents, and the scales as values of any dtype, each cast
+          into the acc as {!Prog.op1.Cast} casts it. *)
+  | Code of int array * (int, Bigarray.int8_unsigned_elt) a
+      (** Block extents, and the scales as e8m0 codes: code e is
+          2{^e - 127}, and 255 a NaN. *)
+
+type operand = { array : Nx_array.any; scale : scale option }
+(** An operand of a contraction: an array with its optional scales. *)
+
+val operand : ?scale:scale -> ('v, 's) a -> operand
+(** [operand ?scale x] is [{ array = Any x; scale }]. *)
+
+(** How a segmented contraction groups indices by ids (int64 arrays). *)
+type 'i segments =
+  | Rows of { ids : 'i; b_axis : int }
+      (** Each row of a (for each batch index) reads b's matrix at its id
+          along [b_axis], an axis of b in no pair: ids has the shape of the
+          batch pairs' extents then a's free axes; dst's columns are b's
+          free axes but [b_axis]. Ids lie in [\[0, extent)] of [b_axis]. *)
+  | Contracting of { ids : 'i; pair : int; groups : int }
+      (** The indices along contracting pair number [pair] each go to the
+          group of its id, in [\[0, groups)]; ids has that pair's extent as
+          its shape, and dst a leading axis of [groups]: group g's output
+          sums the products whose index along the pair is in g. *)
+
+val accumulates : Nx_array.Dtype.any -> bool
+(** Whether a contraction accumulates in a dtype: float32, float64,
+    complex64, complex128 and the integers of 4 to 64 bits. An integer acc
+    of w bits sums modulo 2{^w}. *)
+
 (** The shapes kernels compute. *)
 module Shape : sig
   val reduce : int array -> axes:int array -> int array
@@ -304,6 +364,17 @@ module Shape : sig
       arrays do not have the operand's rank, an extent is negative, a size,
       stride or dilation is below 1, or a window spans more than its padded
       axis. *)
+
+  val contract :
+    batch:(int * int) iarray -> contracting:(int * int) iarray -> segments:'i segments option ->
+    int array -> int array -> int array
+  (** [contract ~batch ~contracting ~segments a b] is the shape of a
+      contraction's dst from a's shape and b's: a segmented one by
+      [Contracting]'s groups, then the batch pairs' extents, a's free axes,
+      then b's free axes (without [Rows]' [b_axis]). Raises
+      [Invalid_argument] where an axis is past its operand's rank or paired
+      twice, a pair joins two extents that differ, or [b_axis] or [pair]
+      is not one a segment can take. *)
 end
 
 val map_refusal : Prog.t -> dsts:Nx_array.any iarray -> load iarray -> string option
@@ -327,6 +398,16 @@ val scan_refusal :
 (** Why a scan does not fit, or [None]: as {!reduce_refusal} along one axis,
     the destinations of the loop's shape, a carry only for a Monoid scan, of
     {!Shape.carry}'s shape and the output's {!carrier}. *)
+
+val contract_refusal :
+  batch:(int * int) iarray -> contracting:(int * int) iarray -> segments:index segments option ->
+  acc:Nx_array.Dtype.any -> dst:Nx_array.any -> init:Nx_array.any option -> operand -> operand ->
+  string option
+(** Why a contraction does not fit, or [None]: the pairs against the
+    operands ({!Shape.contract}), dst of that shape and init of dst's, each
+    scale array of ⌈extent / block⌉ along each axis of its operand, blocks
+    at least 1, and ids of the shape their segments state. The ids' values
+    and the acc are the library's to check. *)
 
 (** A kernel library. *)
 module type S = sig
@@ -386,4 +467,17 @@ module type S = sig
       even [n], of bin [n/2] never contribute. It is this linear map for
       every operand, Hermitian or not. [dst] and [x] are of one precision
       ({!same_precision}). *)
+
+  val contract :
+    batch:(int * int) iarray -> contracting:(int * int) iarray -> segments:index segments option ->
+    acc:Nx_array.Dtype.any -> dst:('v, 's) a -> init:('v, 's) a option -> operand -> operand ->
+    Nx_array.answer
+  (** [contract ~batch ~contracting ~segments ~acc ~dst ~init a b] stores
+      into dst, of {!Shape.contract}'s shape,
+      [dst\[B, I, J\] = init\[B, I, J\] + Σ_K a\[B, I, K\] · b\[B, K, J\]]
+      computed in acc, which {!accumulates} accepts: each element of a, b
+      and init enters acc as {!Prog.op1.Cast} casts it, times its scale
+      where its operand has scales, and the sum, in the library's order
+      (Contraction), enters dst rounded once as Cast rounds it. Integers
+      wrap in acc. *)
 end

@@ -16,6 +16,7 @@
 //! - [`loops`]: programs, columns, casts, memory I/O, pads, and the `map`,
 //!   `reduce` and `scan` loops over them;
 //! - [`fft`]: Fourier transforms (c2c, r2c, c2r);
+//! - [`contract`]: contractions (chain and lane order, packed panels);
 //! - [`ffi`]: the OCaml boundary, a file per family over one shared
 //!   decoding of views and answers.
 
@@ -24,4 +25,5 @@ pub mod kinds;
 pub mod reduce;
 pub mod loops;
 pub mod fft;
+pub mod contract;
 pub mod ffi;

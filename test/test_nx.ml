@@ -1,5 +1,16 @@
-(* The OCaml test suites. *)
+(* The OCaml test suites, one a line (a new family adds its line). *)
 
 let () =
   Alcotest.run "nx_cpu"
-    [ ("Nx_array", T_array.tests); ("Nx_cpu.map", T_map.tests); ("kinds", T_kinds.tests); ("padded loads", T_pad.tests); ("reduce and scan", T_reduce.tests); ("domains", T_domains.tests); ("Nx", T_nx.tests); ("Nx properties", T_nx_props.tests); ("Fourier transforms", T_fft.tests) ]
+    [
+      ("Nx_array", T_array.tests);
+      ("Nx_cpu.map", T_map.tests);
+      ("kinds", T_kinds.tests);
+      ("padded loads", T_pad.tests);
+      ("reduce and scan", T_reduce.tests);
+      ("domains", T_domains.tests);
+      ("Nx", T_nx.tests);
+      ("Nx properties", T_nx_props.tests);
+      ("Fourier transforms", T_fft.tests);
+      ("contract", T_contract.tests);
+    ]

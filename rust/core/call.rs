@@ -11,4 +11,9 @@ pub trait Call {
     fn work(&self) -> usize;
     /// Runs the call. Its claims must be held.
     fn run(self) -> Result<(), String>;
+    /// Why the library declines the call, which its contract allows, or
+    /// `None` to run it: asked once the call is checked, before any claim.
+    fn declined(&self) -> Option<String> {
+        None
+    }
 }

@@ -110,6 +110,9 @@ pub fn execute<C: Call>(cr: &mut OCamlRuntime, kernel: &str, planned: Result<C, 
         Err(e) => return Answer::Refused(format!("nx.cpu {kernel}: {e}")),
         Ok(plan) => plan,
     };
+    if let Some(why) = plan.declined() {
+        return Answer::Declined(why);
+    }
     let claims = plan.claims();
     let big = plan.work() > RELEASE_BYTES;
     let run = |plan: C, pass: door::Pass| run_through(kernel, plan, pass);

@@ -21,6 +21,8 @@ pub mod boundary;
 #[cfg(feature = "ocaml")]
 pub mod host;
 #[cfg(feature = "ocaml")]
+pub mod contract;
+#[cfg(feature = "ocaml")]
 pub mod map;
 #[cfg(feature = "ocaml")]
 pub mod reduce;

@@ -1,0 +1,140 @@
+//! Lane order: each output's terms, numbered as the Contraction section
+//! numbers them, go into blocks of 1024 (512 complex products), each block
+//! summed by [`Elem::lane_block`], the blocks by the binary tree whose left
+//! part holds the largest power of two of blocks below their count; init
+//! is added last.
+//!
+//! Outputs are split among threads by runs of a row; where there are fewer
+//! outputs than threads, each output's blocks' tree splits instead, whole
+//! subtrees on rayon's threads. Neither changes a bit.
+
+use super::elem::{reader, Elem, Read};
+use super::plan::{scale_reader, Plan, Side, Sink};
+use crate::core::dtype::Dtype;
+use crate::core::pool;
+
+/// Blocks of a subtree that never splits between threads.
+const GRAIN: usize = 16;
+
+/// Terms in a block.
+const BLOCK: usize = 1024;
+
+/// The left part of `count >= 2` blocks: the largest power of two below it.
+fn split(count: usize) -> usize {
+    1 << (usize::BITS - 1 - (count - 1).leading_zeros())
+}
+
+/// The blocks' tree over blocks `first..first + count` (`count >= 1`).
+fn tree<E: Elem>(first: usize, count: usize, parallel: bool, leaf: &(impl Fn(usize) -> E + Sync)) -> E {
+    if count == 1 {
+        return leaf(first);
+    }
+    let left = split(count);
+    let (x, y) = if parallel && count > GRAIN {
+        rayon::join(|| tree(first, left, parallel, leaf), || tree(first + left, count - left, parallel, leaf))
+    } else {
+        (tree(first, left, false, leaf), tree(first + left, count - left, false, leaf))
+    };
+    E::add(x, y)
+}
+
+/// Reads depths `k0..k0 + len` of outer index `o` of `s` at batch `bi`:
+/// a slice of memory where its dtype is the acc's, unscaled, stepping one
+/// element, aligned; else cast (and scaled) into `buf`.
+#[allow(clippy::too_many_arguments)]
+fn terms<'a, E: Elem>(s: &'a Side, (read, sread): (Read<E>, Read<E>), acc: Dtype, bi: usize, o: usize, k0: usize, len: usize, buf: &'a mut [E]) -> &'a [E] {
+    let in_place = s.in_place::<E>(acc);
+    if in_place && s.scale.is_none() && (s.depth_step == Some(1) || len == 1) {
+        // SAFETY: the view was checked against its buffer, and its elements
+        // at + depth[k0 + t] = start + t, t < len, are indices of it.
+        let p = unsafe { s.mem.base.cast::<E>().offset(s.batch[bi] + s.outer[o] + s.depth[k0]) };
+        if p.is_aligned() {
+            // SAFETY: as above, aligned; nothing writes operands during the
+            // call but dst, which shares no memory with them where results
+            // are stored in place (`Plan::scratch`).
+            return unsafe { std::slice::from_raw_parts(p, len) };
+        }
+    }
+    for (t, x) in buf[..len].iter_mut().enumerate() {
+        *x = s.get(read, sread, acc, in_place, (bi, o, k0 + t));
+    }
+    &buf[..len]
+}
+
+/// The readers of a and b.
+struct Readers<E> {
+    a: (Read<E>, Read<E>),
+    b: (Read<E>, Read<E>),
+}
+
+/// The lane-order sum of block `blk` of output (bi, i, j), init aside,
+/// its terms cast into `bufs` where they cannot be read in place.
+fn block<E: Elem>(p: &Plan, r: &Readers<E>, (bi, i, j): (usize, usize, usize), blk: usize, bufs: &mut [Vec<E>; 2]) -> E {
+    let per = BLOCK / E::TERMS;
+    let k0 = blk * per;
+    let len = per.min(p.k - k0);
+    let [ba, bb] = bufs;
+    let x = terms(&p.a, r.a, p.acc, bi, i, k0, len, ba);
+    let y = terms(&p.b, r.b, p.acc, bi, j, k0, len, bb);
+    E::lane_block(x, y)
+}
+
+/// Scratch for one block's terms of a and of b.
+fn buffers<E: Elem>() -> [Vec<E>; 2] {
+    [vec![E::ZERO; BLOCK], vec![E::ZERO; BLOCK]]
+}
+
+/// The blocks' tree over `leaves`, the blocks' sums in order.
+fn tree_of<E: Elem>(leaves: &[E]) -> E {
+    tree(0, leaves.len(), false, &|b| leaves[b])
+}
+
+/// Runs the plan's products in lane order into `sink`.
+pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
+    let r = Readers { a: (reader::<E>(p.a.dtype), scale_reader(&p.a)), b: (reader::<E>(p.b.dtype), scale_reader(&p.b)) };
+    let ri = p.init_reader::<E>();
+    let blocks = p.k.div_ceil(BLOCK / E::TERMS);
+    let outputs = p.nb * p.m * p.n;
+    let threads = pool::threads();
+    // The output's sum, then init added where there is one.
+    let with_init = |sum: E, init: E| if blocks == 0 { init } else if ri.is_some() { E::add(sum, init) } else { sum };
+    if outputs < threads {
+        for bi in 0..p.nb {
+            for i in 0..p.m {
+                let mut row = vec![E::ZERO; p.n];
+                p.init_row(ri, bi, i, 0, &mut row);
+                for (j, v) in row.iter_mut().enumerate() {
+                    let leaf = |blk| block(p, &r, (bi, i, j), blk, &mut buffers());
+                    let sum = if blocks == 0 { E::ZERO } else { pool::install(|| tree(0, blocks, true, &leaf)) };
+                    *v = with_init(sum, *v);
+                }
+                sink.put(bi, i, 0, &row);
+            }
+        }
+        return;
+    }
+    // Parts of consecutive outputs (C order of dst), each at least about
+    // 64K products, at most eight a thread.
+    let per_part = outputs.div_ceil(8 * threads).max((1 << 16) / p.k.max(1)).max(1);
+    pool::run_parts(outputs.div_ceil(per_part), |t| {
+        let (o0, o1) = (t * per_part, ((t + 1) * per_part).min(outputs));
+        let (mut bufs, mut leaves) = (buffers(), vec![E::ZERO; blocks]);
+        let mut o = o0;
+        while o < o1 {
+            let (row, j0) = (o / p.n, o % p.n);
+            let (bi, i) = (row / p.m, row % p.m);
+            let j1 = p.n.min(j0 + (o1 - o));
+            let mut vals = vec![E::ZERO; j1 - j0];
+            p.init_row(ri, bi, i, j0, &mut vals);
+            for (v, j) in vals.iter_mut().zip(j0..j1) {
+                for (blk, l) in leaves.iter_mut().enumerate() {
+                    *l = block(p, &r, (bi, i, j), blk, &mut bufs);
+                }
+                let sum = if blocks == 0 { E::ZERO } else { tree_of(&leaves) };
+                *v = with_init(sum, *v);
+            }
+            sink.put(bi, i, j0, &vals);
+            o += j1 - j0;
+        }
+    });
+}
