@@ -1,5 +1,5 @@
 //! Elements as values: how a scatter's Add, Max and Min read an element of
-//! each dtype into its register type (as `crate::column` names them) and
+//! each dtype into its register type (as `crate::loops::column` names them) and
 //! write one back, through the element access of [`super::slot`].
 
 use super::slot::{Packed, Slot};

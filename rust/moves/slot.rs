@@ -6,7 +6,7 @@
 //! bits of each byte: their bytes are read by atomic loads and written by
 //! atomic read-modify-writes of the element's bits alone, so that threads
 //! writing neighbouring elements of one byte never lose each other's bits
-//! (as `crate::memio` does for the loops).
+//! (as `crate::loops::memio` does for the loops).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
