@@ -21,4 +21,6 @@ pub mod host;
 #[cfg(feature = "ocaml")]
 pub mod map;
 #[cfg(feature = "ocaml")]
+pub mod moves;
+#[cfg(feature = "ocaml")]
 pub mod reduce;
