@@ -331,7 +331,42 @@ struct Case {
     expect: Vec<u64>,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn scatter_case(c: Combine, unique: bool, d: Dtype, shape: &[usize], axis: usize, m: usize, in_place: bool, rng: &mut Rng) -> Case {
+    scatter_case_of(c, unique, d, shape, axis, m, in_place, false, rng)
+}
+
+/// Bits of a finite value of a float or complex dtype (random bits of
+/// another), of magnitude up to
+/// about 1000, with a fraction to round away.
+fn finite(d: Dtype, rng: &mut Rng) -> u128 {
+    if !d.is_float() && !d.is_complex() {
+        return rng.next() as u128 & mask(d);
+    }
+    let mut x = || (rng.next() % 2_000_000) as f32 / 1000.0 - 1000.0;
+    match d {
+        Dtype::Float32 => x().to_bits() as u128,
+        Dtype::Float64 => (x() as f64 * 1.000_000_1).to_bits() as u128,
+        Dtype::Complex64 => x().to_bits() as u128 | (x().to_bits() as u128) << 32,
+        Dtype::Complex128 => x().to_bits() as u128 | ((x() as f64).to_bits() as u128) << 64,
+        _ => narrow::encode_f32(d, x() / 200.0).unwrap() as u128,
+    }
+}
+
+/// As [`scatter_case`], the updates and into all finite where `finite`
+/// (a float or complex dtype), so that a sum in another order shows.
+#[allow(clippy::too_many_arguments)]
+fn scatter_case_of(
+    c: Combine,
+    unique: bool,
+    d: Dtype,
+    shape: &[usize],
+    axis: usize,
+    m: usize,
+    in_place: bool,
+    finite_values: bool,
+    rng: &mut Rng,
+) -> Case {
     let mut us = shape.to_vec();
     us[axis] = m;
     let t = shape[axis];
@@ -345,20 +380,27 @@ fn scatter_case(c: Combine, unique: bool, d: Dtype, shape: &[usize], axis: usize
         for i in (1..m).rev() {
             perm.swap(i, rng.below(i + 1));
         }
-        let mut c = coords(&us[..], 0);
-        for k in 0..m {
-            let off: Vec<usize> = coords(&us.iter().enumerate().filter(|&(a, _)| a != axis).map(|(_, &n)| n).collect::<Vec<_>>(), s);
+        let off_shape: Vec<usize> = us.iter().enumerate().filter(|&(a, _)| a != axis).map(|(_, &n)| n).collect();
+        let off = coords(&off_shape, s);
+        let mut c = vec![0; us.len()];
+        for (k, &q) in perm.iter().enumerate() {
             let mut it = off.iter();
             for (a, x) in c.iter_mut().enumerate() {
                 *x = if a == axis { k } else { *it.next().unwrap() };
             }
-            pos[position(&us, &c)] = if unique { perm[k] } else { random_position(t, rng) };
+            pos[position(&us, &c)] = if unique { q } else { random_position(t, rng) };
         }
     }
     let idx = Arr::positions(&us, &pos, rng);
     let mut upd = Arr::new(d, &us, true, rng);
     let mut dst = Arr::new(d, shape, false, rng);
     let mut into = (!in_place).then(|| Arr::new(d, shape, true, rng));
+    if finite_values {
+        for a in [Some(&mut upd), into.as_mut(), Some(&mut dst)].into_iter().flatten() {
+            let vals: Vec<u128> = (0..a.layout.size()).map(|_| finite(d, rng)).collect();
+            a.buf = a.with(&vals);
+        }
+    }
     let xv = into.as_mut().unwrap_or(&mut dst).values();
     let uv = upd.values();
     let mut lists: Vec<Vec<u128>> = vec![Vec::new(); xv.len()];
@@ -461,7 +503,7 @@ fn scatter_add_sums_left_to_right_on_both_strategies() {
         for (cache, want) in [(bytes - 1, Strategy::ByTarget), (bytes, Strategy::PerSlice)] {
             for threads in [1, 3] {
                 pool::set_threads(threads).unwrap();
-                let mut k = scatter_case(Combine::Add, false, d, &[t], 0, 70_000, rng.coin(), &mut rng);
+                let mut k = scatter_case_of(Combine::Add, false, d, &[t], 0, 70_000, rng.coin(), true, &mut rng);
                 let s = run_scatter(Host { threads: 3, cache }, Combine::Add, false, &mut k);
                 assert_eq!(s, want);
                 check_scatter(Combine::Add, &mut k, &format!("{} cache {cache} threads {threads}", d.name()));
@@ -590,12 +632,10 @@ fn refusals_come_before_any_write() {
     let mut shifted = dst.view();
     shifted.layout.offset += 1;
     shifted.layout.shape = vec![1, 3];
-    let mut into = Arr::new(d, &[1, 3], false, &mut rng);
     let mut i1 = Arr::positions(&[1, 3], &[0; 3], &mut rng);
     let mut u1 = Arr::new(d, &[1, 3], false, &mut rng);
     let mut d1 = dst.view();
     d1.layout.shape = vec![1, 3];
-    let _ = into.view();
     assert!(s(d1, shifted, i1.view(), u1.view()).contains("without being it"));
     let a = |fill, dst: View, pieces| assemble::plan(fill, dst, pieces).err().unwrap();
     let p = |region: Vec<(usize, usize)>, v: View| vec![Piece { region, view: v }];
