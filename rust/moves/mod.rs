@@ -17,6 +17,8 @@ pub mod slot;
 mod walk;
 
 #[cfg(test)]
+mod bench;
+#[cfg(test)]
 mod tests;
 
 use crate::core::door::Claim;

@@ -276,15 +276,18 @@ impl Scatter {
             }
             return;
         }
-        crate::with_num!(d, n => {
-            let op = match self.combine {
-                Combine::Add => Arith::add,
-                Combine::Max => Arith::max,
-                _ => Arith::min,
+        // Each combine's loop compiled on its own, the operation inlined.
+        macro_rules! combine {
+            ($n:ident, $op:path) => {
+                self.slices(s0, s1, |s| {
+                    self.each(s, lo, hi, |_, t, u| unsafe { $n.put(db, t, $op($n.get(db, t), $n.get(ub, u))) })
+                })
             };
-            self.slices(s0, s1, |s| {
-                self.each(s, lo, hi, |_, t, u| unsafe { n.put(db, t, op(n.get(db, t), n.get(ub, u))) })
-            });
+        }
+        crate::with_num!(d, n => match self.combine {
+            Combine::Add => combine!(n, Arith::add),
+            Combine::Max => combine!(n, Arith::max),
+            _ => combine!(n, Arith::min),
         });
     }
 }
