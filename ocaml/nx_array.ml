@@ -375,3 +375,7 @@ let value_bits : type v s. (v, s) Dtype.t -> v -> int64 * int64 =
         w := Int64.logor (Int64.shift_left !w 8) (Int64.of_int (Char.code (Bigarray.Array1.get b i)))
       done;
       (!w, 0L)
+
+module Move = struct
+  type range = { start : int; stop : int }
+end

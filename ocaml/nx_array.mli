@@ -198,3 +198,12 @@ val value_bits : ('v, 's) Dtype.t -> 'v -> int64 * int64
 
 val buffer_bytes : Buffer.t -> (char, Bigarray.int8_unsigned_elt, Bigarray.c_layout) Bigarray.Array1.t
 (** The bytes of a buffer. Valid while the buffer is reachable. *)
+
+(** {1 Moves} *)
+
+module Move : sig
+  type range = { start : int; stop : int }
+  (** A region's extent along one axis: the indices from [start] up to,
+      not including, [stop]. An assembly's piece lies over one range per
+      axis of its destination (Nx_kernel.Shape.assemble). *)
+end

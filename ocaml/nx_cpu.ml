@@ -9,6 +9,8 @@ external reduction_raw : string -> bytes -> bytes -> bytes -> Nx_array.Buffer.t 
 external map_raw : string -> bytes -> bytes -> int -> Nx_array.Buffer.t array -> int * string
   = "nx_cpu_map"
 
+external moves_raw : bytes -> bytes -> Nx_array.Buffer.t array -> int * string = "nx_cpu_moves"
+
 (* Before any Rust code, compiled for these instructions, can run. *)
 let () =
   match String.split_on_char ' ' (String.trim (host_missing ())) with
@@ -184,3 +186,43 @@ let contract ~batch ~contracting ~segments ~acc ~dst ~init (a : Nx_kernel.operan
       let arrays = (Nx_array.Any dst :: Option.to_list init) @ [ a.array; b.array ] @ sa @ sb @ ids in
       let view_words, buffers = views (Array.of_list arrays) in
       answer (contract_raw (words call) view_words buffers)
+
+(* The moves: one external, the call's first word naming the kernel (0
+   gather, 1 scatter, 2 assemble), the views those of [arrays]. *)
+let moves ~call arrays =
+  let b = Buffer.create 64 in
+  List.iter (Buffer.add_int64_le b) call;
+  let view_words, buffers = views arrays in
+  answer (moves_raw (Buffer.to_bytes b) view_words buffers)
+
+let refused kernel = function Some why -> Some (Nx_array.Refused ("nx.cpu " ^ kernel ^ ": " ^ why)) | None -> None
+
+let gather ~axis ~dst idx x =
+  match refused "gather" (Nx_kernel.gather_refusal ~axis ~dst idx x) with
+  | Some r -> r
+  | None -> moves ~call:[ 0L; Int64.of_int axis ] [| Any dst; Any idx; Any x |]
+
+let scatter c ~unique ~axis ~dst ~into idx updates =
+  match refused "scatter" (Nx_kernel.scatter_refusal c ~axis ~dst ~into idx updates) with
+  | Some r -> r
+  | None ->
+      let code = match (c : Nx_kernel.combine) with Set -> 0L | Add -> 1L | Max -> 2L | Min -> 3L in
+      moves ~call:[ 1L; code; (if unique then 1L else 0L); Int64.of_int axis ]
+        [| Any dst; Any into; Any idx; Any updates |]
+
+let assemble ~fill ~dst pieces =
+  match refused "assemble" (Nx_kernel.assemble_refusal ~dst pieces) with
+  | Some r -> r
+  | None ->
+      let lo, hi = Nx_array.value_bits (Nx_array.dtype dst) fill in
+      let regions =
+        List.concat_map
+          (fun (region, _) ->
+            Int64.of_int (Iarray.length region)
+            :: List.concat_map
+                 (fun { Nx_array.Move.start; stop } -> [ Int64.of_int start; Int64.of_int stop ])
+                 (Iarray.to_list region))
+          (Iarray.to_list pieces)
+      in
+      moves ~call:(2L :: lo :: hi :: Int64.of_int (Iarray.length pieces) :: regions)
+        (Array.of_list (Nx_array.Any dst :: List.map (fun (_, p) -> Nx_array.Any p) (Iarray.to_list pieces)))

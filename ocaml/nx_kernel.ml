@@ -127,6 +127,8 @@ type window = { size : int; stride : int; dilation : int }
 type pad = { before : int array; after : int array; windows : window option array; fill : float }
 type load = Plain of Nx_array.any | Padded of pad * Nx_array.any
 
+type combine = Set | Add | Max | Min
+
 type monoid = Sum | Prod | Max | Min
 type reduction = Monoid of monoid | Arg of monoid | Logsumexp | Moments
 
@@ -219,6 +221,14 @@ module Shape = struct
     in
     let free used shape skip = List.filteri (fun i _ -> (not used.(i)) && i <> skip) (Array.to_list shape) in
     Array.of_list (groups @ List.map (fun (x, _) -> a.(x)) batch @ free used_a a (-1) @ free used_b b b_axis)
+
+  let assemble region =
+    Array.map
+      (fun { Nx_array.Move.start; stop } ->
+        if start < 0 || stop < start then
+          invalid_arg (Printf.sprintf "Nx_kernel.Shape.assemble: a range from %d to %d" start stop);
+        stop - start)
+      (Iarray.to_array region)
 end
 
 (* Whether two shapes are equal, without the polymorphic comparison's C
@@ -358,6 +368,61 @@ let scan_refusal ?carry p ~axis (r, k) ~dsts loads =
         | Some why -> Some why
         | None -> ( try loads_refusal p ~shape loads with Invalid_argument why -> Some why))
 
+
+let shape_text s = "[" ^ String.concat "; " (Array.to_list (Array.map string_of_int s)) ^ "]"
+
+(* The shape of [a] off [axis] against [want]'s, and the axis in range. *)
+let along_refusal what ~axis ~dst a =
+  let r = Nx_array.rank dst in
+  if axis < 0 || axis >= r then Some (Printf.sprintf "axis %d of a destination of rank %d" axis r)
+  else
+    let s = Nx_array.shape a and d = Nx_array.shape dst in
+    if Array.length s <> r || Array.exists Fun.id (Array.mapi (fun i n -> i <> axis && n <> d.(i)) s) then
+      Some (Printf.sprintf "the %s have shape %s, the destination %s: they differ off axis %d" what (shape_text s)
+              (shape_text d) axis)
+    else None
+
+let gather_refusal ~axis ~dst idx x =
+  match along_refusal "source's elements" ~axis ~dst x with
+  | Some why -> Some why
+  | None ->
+      if Nx_array.shape idx <> Nx_array.shape dst then
+        Some (Printf.sprintf "the positions have shape %s, the destination %s" (shape_text (Nx_array.shape idx))
+                (shape_text (Nx_array.shape dst)))
+      else None
+
+let scatter_refusal (_ : combine) ~axis ~dst ~into idx updates =
+  if Nx_array.shape into <> Nx_array.shape dst then
+    Some (Printf.sprintf "into has shape %s, the destination %s" (shape_text (Nx_array.shape into))
+            (shape_text (Nx_array.shape dst)))
+  else
+    match along_refusal "updates" ~axis ~dst updates with
+    | Some why -> Some why
+    | None ->
+        if Nx_array.shape idx <> Nx_array.shape updates then
+          Some (Printf.sprintf "the positions have shape %s, the updates %s" (shape_text (Nx_array.shape idx))
+                  (shape_text (Nx_array.shape updates)))
+        else None
+
+let assemble_refusal ~dst pieces =
+  let d = Nx_array.shape dst in
+  let why = ref None in
+  Iarray.iteri
+    (fun j (region, piece) ->
+      let note fmt = Printf.ksprintf (fun m -> if !why = None then why := Some (Printf.sprintf "piece %d: %s" j m)) fmt in
+      if Iarray.length region <> Array.length d then
+        note "a region of %d axes in a destination of rank %d" (Iarray.length region) (Array.length d)
+      else begin
+        Iarray.iteri
+          (fun a { Nx_array.Move.start; stop } ->
+            if start < 0 || stop < start || stop > d.(a) then note "axis %d's region %d..%d is not within 0..%d" a start stop d.(a))
+          region;
+        if !why = None && Nx_array.shape piece <> Shape.assemble region then
+          note "shape %s, its region %s" (shape_text (Nx_array.shape piece)) (shape_text (Shape.assemble region))
+      end)
+    pieces;
+  !why
+
 module type S = sig
   val name : string
   val computes_on : Rig.t -> bool
@@ -382,6 +447,15 @@ module type S = sig
     batch:(int * int) iarray -> contracting:(int * int) iarray -> segments:index segments option ->
     acc:Nx_array.Dtype.any -> dst:('v, 's) a -> init:('v, 's) a option -> operand -> operand ->
     Nx_array.answer
+
+  val gather : axis:int -> dst:('v, 's) a -> index -> ('v, 's) a -> Nx_array.answer
+
+  val scatter :
+    combine -> unique:bool -> axis:int -> dst:('v, 's) a -> into:('v, 's) a -> index -> ('v, 's) a ->
+    Nx_array.answer
+
+  val assemble :
+    fill:'v -> dst:('v, 's) a -> (Nx_array.Move.range iarray * ('v, 's) a) iarray -> Nx_array.answer
 end
 
 let contract_refusal ~batch ~contracting ~segments ~acc:_ ~dst ~init a b =

@@ -259,6 +259,21 @@ type load =
     scan's result i is within γ(i + 1) (|carry| + Σ|t{_k}|). Logsumexp and
     Moments meet the bounds of the contract's sections of those names. *)
 
+(** How a scatter combines the updates u{_1}, …, u{_n}, in C order of
+    their indices, that land on one element x. Where none lands, the
+    result is x, its bits unchanged, a signalling NaN's included. *)
+type combine =
+  | Set  (** u{_n}. *)
+  | Add
+      (** The sum by {!Prog.binary.Add} of x and u{_1} to u{_n}, left to
+          right, (… ((x + u{_1}) + u{_2}) + …) + u{_n}, with no +0 before x,
+          so that a -0 target and -0 updates sum to -0; a narrow float's sum
+          computed in float32 and rounded once into its dtype. *)
+  | Max  (** {!Prog.binary.Maximum} of x, u{_1}, …, u{_n}: a NaN where one is. *)
+  | Min  (** {!Prog.binary.Minimum} of x, u{_1}, …, u{_n}: a NaN where one is. *)
+(* Before [monoid], whose [Max] and [Min] an unqualified constructor then
+   names. *)
+
 (** The monoids. *)
 type monoid = Sum | Prod | Max | Min
 
@@ -375,6 +390,11 @@ module Shape : sig
       [Invalid_argument] where an axis is past its operand's rank or paired
       twice, a pair joins two extents that differ, or [b_axis] or [pair]
       is not one a segment can take. *)
+
+  val assemble : Nx_array.Move.range iarray -> int array
+  (** The shape of an assembly's piece over a region: [stop - start] along
+      each axis. Raises [Invalid_argument] where a range's [stop] is below
+      its [start] or its [start] is negative. *)
 end
 
 val map_refusal : Prog.t -> dsts:Nx_array.any iarray -> load iarray -> string option
@@ -408,6 +428,35 @@ val contract_refusal :
     scale array of ⌈extent / block⌉ along each axis of its operand, blocks
     at least 1, and ids of the shape their segments state. The ids' values
     and the acc are the library's to check. *)
+
+(** {1 Gathers, scatters and assemblies}
+
+    A gather reads, and a scatter writes, at positions along an axis that an
+    {!index} holds, one per element; a position outside [\[0, d)], [d] the
+    extent along that axis, reads the element of zero bits (+0, false,
+    0 + 0i) or drops its update. A gather, a scatter by [Set] and an
+    assembly are moves: they copy bits, NaN payloads included. *)
+
+val gather_refusal : axis:int -> dst:('v, 's) a -> index -> ('v, 's) a -> string option
+(** Why a gather does not fit, or [None]: [axis] below [dst]'s rank, the
+    positions of [dst]'s shape, the source of [dst]'s rank and of its
+    extents off [axis]. The kernel also refuses a destination that maps two
+    indices to one element or shares memory with an operand. *)
+
+val scatter_refusal :
+  combine -> axis:int -> dst:('v, 's) a -> into:('v, 's) a -> index -> ('v, 's) a -> string option
+(** Why a scatter does not fit, or [None]: [axis] below [dst]'s rank, [into]
+    of [dst]'s shape, the updates of [dst]'s rank and of its extents off
+    [axis], the positions of the updates' shape. The kernel also refuses a
+    destination that maps two indices to one element, shares memory with
+    the positions or the updates, or with [into] without being [into]
+    itself, element for element (a scatter in place). *)
+
+val assemble_refusal : dst:('v, 's) a -> (Nx_array.Move.range iarray * ('v, 's) a) iarray -> string option
+(** Why an assembly does not fit, or [None]: each piece's region of [dst]'s
+    rank and within its extents, and the piece of the shape
+    {!Shape.assemble} gives it. The kernel also refuses a destination that
+    maps two indices to one element or shares memory with a piece. *)
 
 (** A kernel library. *)
 module type S = sig
@@ -480,4 +529,25 @@ module type S = sig
       where its operand has scales, and the sum, in the library's order
       (Contraction), enters dst rounded once as Cast rounds it. Integers
       wrap in acc. *)
+
+  val gather : axis:int -> dst:('v, 's) a -> index -> ('v, 's) a -> Nx_array.answer
+  (** [gather ~axis ~dst idx x] stores into [dst] at each index j [x]'s
+      element at j with axis [axis] replaced by [idx]'s element at j, the
+      element of zero bits where that position lies outside [x]'s axis. *)
+
+  val scatter :
+    combine -> unique:bool -> axis:int -> dst:('v, 's) a -> into:('v, 's) a -> index -> ('v, 's) a ->
+    Nx_array.answer
+  (** [scatter c ~unique ~axis ~dst ~into idx updates] stores into [dst]
+      [into] with [updates] combined by [c]: update j targets [into]'s
+      element at j with axis [axis] replaced by [idx]'s element at j, and is
+      dropped where that position lies outside [into]'s axis. [dst] may be
+      [into] itself. Under [unique] the caller promises each target at most
+      one update; where two share one, the result there is unspecified. *)
+
+  val assemble :
+    fill:'v -> dst:('v, 's) a -> (Nx_array.Move.range iarray * ('v, 's) a) iarray -> Nx_array.answer
+  (** [assemble ~fill ~dst pieces] stores into [dst], at each index, the
+      element at that index of the last piece whose region holds it, or
+      [fill] where none does. *)
 end

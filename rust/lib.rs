@@ -17,6 +17,7 @@
 //!   `reduce` and `scan` loops over them;
 //! - [`fft`]: Fourier transforms (c2c, r2c, c2r);
 //! - [`contract`]: contractions (chain and lane order, packed panels);
+//! - [`moves`]: gather, scatter and assemble;
 //! - [`ffi`]: the OCaml boundary, a file per family over one shared
 //!   decoding of views and answers.
 
@@ -26,4 +27,5 @@ pub mod reduce;
 pub mod loops;
 pub mod fft;
 pub mod contract;
+pub mod moves;
 pub mod ffi;

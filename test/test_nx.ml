@@ -13,4 +13,5 @@ let () =
       ("Nx properties", T_nx_props.tests);
       ("Fourier transforms", T_fft.tests);
       ("contract", T_contract.tests);
+      ("moves", T_moves.tests);
     ]

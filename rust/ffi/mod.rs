@@ -25,6 +25,8 @@ pub mod contract;
 #[cfg(feature = "ocaml")]
 pub mod map;
 #[cfg(feature = "ocaml")]
+pub mod moves;
+#[cfg(feature = "ocaml")]
 pub mod reduce;
 #[cfg(feature = "ocaml")]
 pub mod fft;

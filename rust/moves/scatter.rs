@@ -1,0 +1,380 @@
+//! scatter: the destination is `into` with updates combined at positions
+//! along one axis that an int64 array holds: stored (Set), added left to
+//! right from the target (Add), or kept as the greatest or least (Max, Min).
+//!
+//! A slice is the updates at one index off the scattered axis, with their
+//! positions; all of a slice's targets lie in one slice of the destination,
+//! and no other slice's do. So each target's updates are those of one slice
+//! in order along the axis, and a thread that walks a slice in that order,
+//! keeping the targets of some range of positions, combines each of them in
+//! the contract's order. Two strategies split the work among threads:
+//!
+//! - [`Strategy::PerSlice`]: slices split among threads, each slice walked
+//!   whole by one thread;
+//! - [`Strategy::ByTarget`]: each slice's targets split into one range per
+//!   thread, and every thread walks the whole slice, combining the updates
+//!   that land in its range. The contract's strategy sorts each thread's
+//!   updates by target; this one filters them, reading the positions once
+//!   on each thread, which gives the same bits.
+//!
+//! [`Strategy::ByTarget`] is taken where the slices are fewer than the
+//! threads, there are at least 2^16 updates (any number for a narrow float)
+//! and the slices' targets, in their dtype (float32 for a narrow float),
+//! exceed the host's largest cache ([`largest_cache`]).
+//!
+//! A narrow float's Add keeps a float32 sum for each target of the range a
+//! thread combines, and a byte that says whether the target has one yet
+//! (5 bytes a target), and rounds each sum once into the dtype at the end
+//! of the slice. Under `unique`, the promise of at most one update a target
+//! that the call relies on, the sum of a target and its update rounds at
+//! once, without the float32 sums.
+
+use super::slot::Slot;
+use super::walk::{at, bounds, last_stride, parts, runs};
+use super::num::{Narrowed, Num};
+use super::slot::Packed;
+use crate::core::narrow::Narrow;
+use super::{check_dst, check_index, claims};
+use crate::loops::arith::Arith;
+use crate::core::call::Call;
+use crate::core::door::Claim;
+use crate::core::layout::{same_dims, View};
+use crate::core::pool;
+use std::sync::OnceLock;
+
+/// How a scatter combines its updates with their target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Combine {
+    /// The last update, in C order of the updates.
+    Set,
+    /// The target plus each update, left to right.
+    Add,
+    /// The greatest of the target and the updates, a NaN where one is.
+    Max,
+    /// The least of the target and the updates, a NaN where one is.
+    Min,
+}
+
+/// How a scatter's work is split among threads (module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Each slice on one thread.
+    PerSlice,
+    /// Each slice's targets split among the threads.
+    ByTarget,
+}
+
+/// What the strategy depends on of the host: its threads and the bytes of
+/// its largest cache.
+#[derive(Clone, Copy, Debug)]
+pub struct Host {
+    pub threads: usize,
+    pub cache: usize,
+}
+
+impl Host {
+    /// The pool's threads and the largest cache the host reports.
+    pub fn current() -> Host {
+        Host { threads: pool::threads(), cache: largest_cache() }
+    }
+}
+
+/// Bytes of the host's largest cache, as Linux reports it for CPU 0
+/// (`/sys/devices/system/cpu/cpu0/cache/index*/size`); 32 MiB where it
+/// reports none. Read once a process.
+pub fn largest_cache() -> usize {
+    static CACHE: OnceLock<usize> = OnceLock::new();
+    *CACHE.get_or_init(|| reported_cache().unwrap_or(32 << 20))
+}
+
+/// The largest cache size the system reports, if any.
+fn reported_cache() -> Option<usize> {
+    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    dir.filter_map(|e| {
+        let text = std::fs::read_to_string(e.ok()?.path().join("size")).ok()?;
+        let t = text.trim();
+        let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
+        let scale = match unit {
+            "" => 1,
+            "K" => 1 << 10,
+            "M" => 1 << 20,
+            "G" => 1 << 30,
+            _ => return None,
+        };
+        num.parse::<usize>().ok()?.checked_mul(scale)
+    })
+    .max()
+}
+
+/// A checked scatter call.
+pub struct Scatter {
+    combine: Combine,
+    unique: bool,
+    axis: usize,
+    dst: View,
+    into: View,
+    idx: View,
+    upd: View,
+    /// Whether `dst` is `into`, element for element.
+    in_place: bool,
+    strategy: Strategy,
+    threads: usize,
+}
+
+/// Whether two views are the same elements of the same memory.
+fn same_elements(a: &View, b: &View) -> bool {
+    let (la, lb) = (&a.layout, &b.layout);
+    a.memory.base == b.memory.base
+        && la.dtype == lb.dtype
+        && la.offset == lb.offset
+        && same_dims(&la.shape, &lb.shape)
+        && same_dims(&la.strides, &lb.strides)
+}
+
+/// Checks `scatter c ~unique ~axis ~dst ~into idx updates` on the current
+/// host.
+pub fn plan(c: Combine, unique: bool, axis: usize, dst: View, into: View, idx: View, upd: View) -> Result<Scatter, String> {
+    plan_on(Host::current(), c, unique, axis, dst, into, idx, upd)
+}
+
+/// Checks a scatter as [`plan`], choosing its strategy for `host`: `dst`
+/// and `into` of one dtype and shape, `updates` of their dtype and of
+/// their extents off `axis`, `idx` int64 of the updates' shape; `dst` not
+/// mapping two indices to one element, apart from `idx` and `updates`, and
+/// either apart from `into` or `into` itself.
+#[allow(clippy::too_many_arguments)]
+pub fn plan_on(
+    host: Host,
+    c: Combine,
+    unique: bool,
+    axis: usize,
+    dst: View,
+    into: View,
+    idx: View,
+    upd: View,
+) -> Result<Scatter, String> {
+    let d = dst.layout.dtype;
+    let r = dst.layout.shape.len();
+    if axis >= r {
+        return Err(format!("axis {axis} of a destination of rank {r}"));
+    }
+    if into.layout.dtype != d || upd.layout.dtype != d {
+        return Err(format!(
+            "the destination is {}, into {} and the updates {}: they must share a dtype",
+            d.name(),
+            into.layout.dtype.name(),
+            upd.layout.dtype.name()
+        ));
+    }
+    if !same_dims(&into.layout.shape, &dst.layout.shape) {
+        return Err(format!("into has shape {:?}, the destination {:?}", into.layout.shape, dst.layout.shape));
+    }
+    let (us, ds) = (&upd.layout.shape, &dst.layout.shape);
+    if us.len() != r || (0..r).any(|a| a != axis && us[a] != ds[a]) {
+        return Err(format!("the updates have shape {us:?}, the destination {ds:?}: they differ off axis {axis}"));
+    }
+    check_index("positions", &idx, us)?;
+    check_dst(&dst, &[("positions", &idx), ("updates", &upd)])?;
+    let in_place = same_elements(&dst, &into);
+    if !in_place && dst.overlaps(&into) {
+        return Err("the destination overlaps into without being it".into());
+    }
+    let m = upd.layout.size();
+    let t = ds[axis];
+    let slices: usize = (0..r).filter(|&a| a != axis).map(|a| us[a]).product();
+    let narrow = d.is_narrow_float();
+    let width = if narrow { 4 } else { d.bits().div_ceil(8) };
+    let big = slices.saturating_mul(t).saturating_mul(width) > host.cache;
+    let strategy = if slices < host.threads && (narrow || m >= 1 << 16) && big {
+        Strategy::ByTarget
+    } else {
+        Strategy::PerSlice
+    };
+    Ok(Scatter { combine: c, unique, axis, dst, into, idx, upd, in_place, strategy, threads: host.threads })
+}
+
+/// Where a slice's elements start in the destination, the positions and
+/// the updates.
+#[derive(Clone, Copy)]
+struct Slice {
+    d: isize,
+    i: isize,
+    u: isize,
+}
+
+impl Scatter {
+    /// The strategy the call takes.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// The shape of the slices: the updates' shape without the axis.
+    fn slice_shape(&self) -> Vec<usize> {
+        let mut s = self.upd.layout.shape.clone();
+        s.remove(self.axis);
+        s
+    }
+
+    /// Calls `f` with slices `lo..hi`, in C order.
+    fn slices(&self, lo: usize, hi: usize, mut f: impl FnMut(Slice)) {
+        let (d, i, u) = (&self.dst.layout, &self.idx.layout, &self.upd.layout);
+        let mut full = vec![0usize; d.shape.len()];
+        runs(&self.slice_shape(), lo, hi, |idx, k0, k1| {
+            let mut sc = idx.to_vec();
+            for k in k0..k1 {
+                if let Some(l) = sc.last_mut() {
+                    *l = k;
+                }
+                let mut c = sc.iter().copied();
+                for (a, x) in full.iter_mut().enumerate() {
+                    *x = if a == self.axis { 0 } else { c.next().expect("a coordinate off the axis") };
+                }
+                f(Slice { d: at(d, &full), i: at(i, &full), u: at(u, &full) });
+            }
+        });
+    }
+
+    /// Calls `f(p, target, update)` for each update of slice `s` whose
+    /// position `p` lies in `lo..hi`, with the element indices of its
+    /// target and of itself, in order along the axis.
+    #[inline]
+    fn each(&self, s: Slice, lo: usize, hi: usize, mut f: impl FnMut(usize, isize, isize)) {
+        let a = self.axis;
+        let (si, su, sd) = (self.idx.layout.strides[a], self.upd.layout.strides[a], self.dst.layout.strides[a]);
+        let ib = self.idx.memory.base;
+        let (lo, hi) = (lo as u64, hi as u64);
+        for k in 0..self.upd.layout.shape[a] as isize {
+            // SAFETY: the position lies in the positions' checked layout.
+            let p = unsafe { <u64 as Slot>::get(ib, s.i + k * si) };
+            if p >= lo && p < hi {
+                f(p as usize, s.d + p as isize * sd, s.u + k * su);
+            }
+        }
+    }
+
+    /// Combines the updates of slices `s0..s1` whose positions lie in
+    /// `lo..hi` into the destination.
+    fn part(&self, s0: usize, s1: usize, lo: usize, hi: usize) {
+        let (db, ub) = (self.dst.memory.base, self.upd.memory.base as *const u8);
+        let d = self.dst.layout.dtype;
+        // SAFETY (for the closures below): each target and update lies in
+        // its checked layout, the target at a position inside its axis;
+        // the destination is apart from the positions and updates (plan),
+        // and only this part writes the targets of positions lo..hi of its
+        // slices, which no other slice's updates reach.
+        if self.combine == Combine::Set {
+            crate::with_slot!(d.bits(), S => self.slices(s0, s1, |s| {
+                self.each(s, lo, hi, |_, t, u| unsafe { S::put(db, t, S::get(ub, u)) })
+            }));
+            return;
+        }
+        if let (Combine::Add, Some(f), false) = (self.combine, Narrow::of(d), self.unique) {
+            match f.bits() {
+                4 => narrow_add(&Narrowed::<Packed<4>>::new(f), self, s0, s1, lo, hi),
+                8 => narrow_add(&Narrowed::<u8>::new(f), self, s0, s1, lo, hi),
+                _ => narrow_add(&Narrowed::<u16>::new(f), self, s0, s1, lo, hi),
+            }
+            return;
+        }
+        // Each combine's loop compiled on its own, the operation inlined.
+        macro_rules! combine {
+            ($n:ident, $op:path) => {
+                self.slices(s0, s1, |s| {
+                    self.each(s, lo, hi, |_, t, u| unsafe { $n.put(db, t, $op($n.get(db, t), $n.get(ub, u))) })
+                })
+            };
+        }
+        crate::with_num!(d, n => match self.combine {
+            Combine::Add => combine!(n, Arith::add),
+            Combine::Max => combine!(n, Arith::max),
+            _ => combine!(n, Arith::min),
+        });
+    }
+}
+
+/// A narrow float's Add over slices `s0..s1` and positions `lo..hi`: each
+/// target's sum in float32 from the target, rounded once into its dtype.
+fn narrow_add<N: Num<R = f32>>(n: &N, sc: &Scatter, s0: usize, s1: usize, lo: usize, hi: usize) {
+    let (db, ub) = (sc.dst.memory.base, sc.upd.memory.base as *const u8);
+    let sd = sc.dst.layout.strides[sc.axis];
+    let mut sums = vec![0f32; hi - lo];
+    let mut has = vec![false; hi - lo];
+    sc.slices(s0, s1, |s| {
+        sc.each(s, lo, hi, |p, t, u| {
+            let q = p - lo;
+            // SAFETY: as in `Scatter::part`.
+            unsafe {
+                if !has[q] {
+                    has[q] = true;
+                    sums[q] = n.get(db, t);
+                }
+                sums[q] += n.get(ub, u);
+            }
+        });
+        for (q, h) in has.iter_mut().enumerate().filter(|(_, h)| **h) {
+            // SAFETY: as in `Scatter::part`: the target of position lo + q.
+            unsafe { n.put(db, s.d + (lo + q) as isize * sd, sums[q]) };
+            *h = false;
+        }
+    });
+}
+
+impl Call for Scatter {
+    fn claims(&self) -> Vec<Claim> {
+        claims(&self.dst, &[&self.into, &self.idx, &self.upd])
+    }
+
+    fn work(&self) -> usize {
+        let w = self.dst.layout.dtype.bits().div_ceil(8);
+        let copy = if self.in_place { 0 } else { 2 * w * self.dst.layout.size() };
+        let reads = if self.strategy == Strategy::ByTarget { self.threads } else { 1 };
+        let m = self.upd.layout.size();
+        copy.saturating_add(m.saturating_mul(reads * (8 + w) + 64))
+    }
+
+    fn run(self) -> Result<(), String> {
+        if !self.in_place {
+            copy(&self.dst, &self.into);
+        }
+        let t = self.dst.layout.shape[self.axis];
+        let slices: usize = self.slice_shape().iter().product();
+        if self.upd.layout.size() == 0 || t == 0 {
+            return Ok(());
+        }
+        match self.strategy {
+            Strategy::PerSlice => {
+                let m = self.upd.layout.shape[self.axis].max(1);
+                let k = parts(slices, (1 << 14) / m);
+                pool::run_parts(k, |p| {
+                    let (s0, s1) = bounds(slices, k, p);
+                    self.part(s0, s1, 0, t)
+                });
+            }
+            Strategy::ByTarget => {
+                let k = self.threads;
+                pool::run_parts(slices * k, |p| {
+                    let (lo, hi) = bounds(t, k, p % k);
+                    self.part(p / k, p / k + 1, lo, hi)
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Copies `src` into `dst`, of one dtype and shape and apart, element for
+/// element, split among threads.
+fn copy(dst: &View, src: &View) {
+    let size = dst.layout.size();
+    let k = parts(size, 1 << 16);
+    let (d, s) = (&dst.layout, &src.layout);
+    let (sd, ss) = (last_stride(d), last_stride(s));
+    crate::with_slot!(d.dtype.bits(), S => pool::run_parts(k, |p| {
+        let (lo, hi) = bounds(size, k, p);
+        runs(&d.shape, lo, hi, |idx, k0, k1| {
+            // SAFETY: the runs lie in the views' checked layouts, which do
+            // not overlap (plan); each part writes its own positions.
+            unsafe { S::copy(src.memory.base, at(s, idx), ss, dst.memory.base, at(d, idx), sd, k1 - k0) }
+        })
+    }));
+}

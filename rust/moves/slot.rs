@@ -1,0 +1,146 @@
+//! Elements as bits: how the moves read and write one element of any dtype
+//! at an element index of a buffer, without knowing what it means.
+//!
+//! Whole-byte dtypes are read and written as unsigned integers of their
+//! width, unaligned. Sub-byte dtypes (1 or 4 bits) are packed from the low
+//! bits of each byte: their bytes are read by atomic loads and written by
+//! atomic read-modify-writes of the element's bits alone, so that threads
+//! writing neighbouring elements of one byte never lose each other's bits
+//! (as `crate::loops::memio` does for the loops).
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// An element's bits, read from and written to an element index.
+pub trait Slot: Copy + Send + Sync + 'static {
+    /// The element of zero bits.
+    const ZERO: Self;
+    /// The element whose bits are the low bits of `bits`.
+    fn of_bits(bits: u128) -> Self;
+    /// Reads element `i` of the buffer at `base`.
+    ///
+    /// # Safety
+    /// Element `i` lies in memory valid to read; no other thread writes it
+    /// meanwhile, and other threads write other elements of its byte only
+    /// through [`Slot::put`].
+    unsafe fn get(base: *const u8, i: isize) -> Self;
+    /// Writes element `i` of the buffer at `base`.
+    ///
+    /// # Safety
+    /// Element `i` lies in memory valid to write; no other thread accesses
+    /// it meanwhile, and other threads write other elements of its byte
+    /// only through [`Slot::put`].
+    unsafe fn put(base: *mut u8, i: isize, v: Self);
+    /// Copies `n` elements from `src` at element index `s`, step `ss`, to
+    /// `dst` at `d`, step `ds`.
+    ///
+    /// # Safety
+    /// Every element lies in valid memory, the two ranges do not overlap
+    /// and, as for [`Slot::get`] and [`Slot::put`], no other thread
+    /// accesses them but through `put` on other elements of their bytes.
+    #[inline]
+    unsafe fn copy(src: *const u8, s: isize, ss: isize, dst: *mut u8, d: isize, ds: isize, n: usize) {
+        for k in 0..n as isize {
+            // SAFETY: as this function's contract.
+            Self::put(dst, d + k * ds, Self::get(src, s + k * ss));
+        }
+    }
+}
+
+macro_rules! whole {
+    ($($t:ty),*) => {$(
+        impl Slot for $t {
+            const ZERO: Self = 0;
+            #[inline]
+            fn of_bits(bits: u128) -> Self {
+                bits as $t
+            }
+            #[inline]
+            unsafe fn get(base: *const u8, i: isize) -> Self {
+                // SAFETY: the element lies in valid memory (caller).
+                (base.offset(i * size_of::<$t>() as isize) as *const $t).read_unaligned()
+            }
+            #[inline]
+            unsafe fn put(base: *mut u8, i: isize, v: Self) {
+                // SAFETY: the element lies in valid memory (caller).
+                (base.offset(i * size_of::<$t>() as isize) as *mut $t).write_unaligned(v)
+            }
+            #[inline]
+            unsafe fn copy(src: *const u8, s: isize, ss: isize, dst: *mut u8, d: isize, ds: isize, n: usize) {
+                let w = size_of::<$t>() as isize;
+                if ss == 1 && ds == 1 {
+                    // SAFETY: both runs of n elements lie in valid memory
+                    // and do not overlap (caller).
+                    return std::ptr::copy_nonoverlapping(src.offset(s * w), dst.offset(d * w), n * w as usize);
+                }
+                for k in 0..n as isize {
+                    // SAFETY: as this function's contract.
+                    Self::put(dst, d + k * ds, Self::get(src, s + k * ss));
+                }
+            }
+        }
+    )*};
+}
+whole!(u8, u16, u32, u64, u128);
+
+/// An element of `W` bits (1 or 4), packed from the low bits of its byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packed<const W: u32>(pub u8);
+
+impl<const W: u32> Packed<W> {
+    const PER: isize = 8 / W as isize;
+    const MASK: u8 = ((1u16 << W) - 1) as u8;
+
+    /// The byte of element `i`, to access atomically.
+    ///
+    /// # Safety
+    /// Element `i` lies in valid memory.
+    #[inline]
+    unsafe fn byte<'a>(base: *const u8, i: isize) -> &'a AtomicU8 {
+        // SAFETY: the element's byte lies in valid memory (caller);
+        // `AtomicU8` has the size and alignment of `u8`.
+        &*(base.offset(i.div_euclid(Self::PER)) as *const AtomicU8)
+    }
+
+    #[inline]
+    fn shift(i: isize) -> u32 {
+        i.rem_euclid(Self::PER) as u32 * W
+    }
+}
+
+impl<const W: u32> Slot for Packed<W> {
+    const ZERO: Self = Packed(0);
+    #[inline]
+    fn of_bits(bits: u128) -> Self {
+        Packed(bits as u8 & Self::MASK)
+    }
+    #[inline]
+    unsafe fn get(base: *const u8, i: isize) -> Self {
+        // SAFETY: the element lies in valid memory (caller).
+        Packed((Self::byte(base, i).load(Ordering::Relaxed) >> Self::shift(i)) & Self::MASK)
+    }
+    #[inline]
+    unsafe fn put(base: *mut u8, i: isize, v: Self) {
+        // SAFETY: the element lies in valid memory (caller).
+        let a = Self::byte(base, i);
+        let s = Self::shift(i);
+        a.fetch_and(!(Self::MASK << s), Ordering::Relaxed);
+        a.fetch_or((v.0 & Self::MASK) << s, Ordering::Relaxed);
+    }
+}
+
+/// Runs `$body` with `$s` the [`Slot`] type of elements of `$bits` bits.
+#[macro_export]
+macro_rules! with_slot {
+    ($bits:expr, $s:ident => $body:expr) => {{
+        use $crate::moves::slot::Packed;
+        match $bits {
+            1 => { type $s = Packed<1>; $body }
+            4 => { type $s = Packed<4>; $body }
+            8 => { type $s = u8; $body }
+            16 => { type $s = u16; $body }
+            32 => { type $s = u32; $body }
+            64 => { type $s = u64; $body }
+            _ => { type $s = u128; $body }
+        }
+    }};
+}
