@@ -158,78 +158,73 @@ fn zeroed<T: Word, P: Pos>(n: usize) -> Vec<Item<T, P>> {
     }
 }
 
-/// A pointer to items that parts of a call fill, each its own range.
-#[derive(Clone, Copy)]
-struct Fill<I>(*mut I);
-// SAFETY: each part writes a range of its own (the users below).
-unsafe impl<I: Send> Send for Fill<I> {}
-// SAFETY: as for Send.
-unsafe impl<I: Send> Sync for Fill<I> {}
-
 /// The sort of a plan, generic over the dtype's bits and key.
 struct Run<'a>(&'a Plan);
 
 impl Run<'_> {
-    /// Writes `items`, the kept elements of the slice at `bases`, as values
-    /// and positions.
-    fn write<T: Word, P: Pos>(&self, bases: [isize; 3], items: &[Item<T, P>], threads: usize) {
+    /// Writes the first `k` items of the sorted order, which lies in `a` and
+    /// `b` as `runs` say, as the values and positions of the slice at `bases`.
+    fn write<T: Word, P: Pos>(&self, bases: [isize; 3], a: &[Item<T, P>], b: &[Item<T, P>], runs: &radix::Runs, threads: usize) {
         let p = self.0;
         let (vb, pb) = (Bits::new(p.values.memory, p.values.layout.dtype), Bits::new(p.positions.memory, Dtype::Int64));
-        in_parts(items.len(), threads, |r| {
-            for j in r {
-                let it = items[j];
-                // SAFETY: j < k, so both elements lie in the destinations
-                // (checked views); slices and parts write disjoint elements
-                // (no destination maps two indices to one element).
-                unsafe {
-                    vb.write(bases[1] + j as isize * p.steps[1], it.bits);
-                    pb.write(bases[2] + j as isize * p.steps[2], it.pos.get() as u64);
+        in_parts(p.k, threads, |r| {
+            for (run, in_b) in runs {
+                let items = if *in_b { b } else { a };
+                for j in run.start.max(r.start)..run.end.min(r.end) {
+                    let it = items[j];
+                    // SAFETY: j < k, so both elements lie in the destinations
+                    // (checked views); slices and parts write disjoint
+                    // elements (no destination maps two indices to one).
+                    unsafe {
+                        vb.write(bases[1] + j as isize * p.steps[1], it.bits);
+                        pb.write(bases[2] + j as isize * p.steps[2], it.pos.get() as u64);
+                    }
                 }
             }
         });
     }
 
-    /// Sorts slice `s` in the scratch `a` and `b` (each `n` items).
-    fn sort_slice<T: Word, K: Word, P: Pos>(
-        &self,
-        s: usize,
-        a: &mut [Item<T, P>],
-        b: &mut [Item<T, P>],
-        threads: usize,
-        key: impl Fn(T) -> K + Copy + Send + Sync,
-    ) {
-        let p = self.0;
-        let bases = p.bases(s);
-        let xb = Bits::new(p.x.memory, p.x.layout.dtype);
-        let fill = Fill(a.as_mut_ptr());
-        in_parts(p.n, threads, |r| {
-            let fill = fill;
-            for i in r {
-                // SAFETY: i < n, so element i of the slice lies in x (a
-                // checked view), and the item in a; parts fill disjoint
-                // ranges; no thread writes x's slice before it is read.
-                unsafe { fill.0.add(i).write(Item { bits: xb.read(bases[0] + i as isize * p.steps[0]), pos: P::of(i) }) };
-            }
-        });
-        let sorted = if radix::sort(a, b, threads, key) { &*b } else { &*a };
-        self.write(bases, &sorted[..p.k], threads);
-    }
-
-    /// Sorts the slices `range`, each on one thread or on `threads`.
+    /// Sorts the slices `range` in the scratch `a` and `b` (each `n` long),
+    /// each on one thread or on `threads`.
     fn sort_slices<T: Word, K: Word, P: Pos>(&self, range: std::ops::Range<usize>, threads: usize, key: impl Fn(T) -> K + Copy + Send + Sync) {
-        let (mut a, mut b) = (zeroed::<T, P>(self.0.n), zeroed::<T, P>(self.0.n));
-        range.for_each(|s| self.sort_slice(s, &mut a, &mut b, threads, key));
+        let p = self.0;
+        let (mut a, mut b) = (zeroed::<T, P>(p.n), zeroed::<T, P>(p.n));
+        let xb = Bits::new(p.x.memory, p.x.layout.dtype);
+        let plain = p.steps[0] == 1 && !p.x.layout.dtype.is_sub_byte();
+        for s in range {
+            let bases = p.bases(s);
+            let runs = if plain {
+                // SAFETY: the slice's n elements lie one after the other in
+                // x from its base (a checked view), in whole bytes.
+                let at = unsafe { (p.x.memory.base as *const T).offset(bases[0]) } as usize;
+                // SAFETY: i < n, so element i lies in the slice.
+                radix::sort(|i| unsafe { (at as *const T).add(i).read_unaligned() }, &mut a, &mut b, threads, key)
+            } else {
+                // SAFETY: i < n, so element i of the slice lies in x.
+                radix::sort(|i| unsafe { xb.read::<T>(bases[0] + i as isize * p.steps[0]) }, &mut a, &mut b, threads, key)
+            };
+            self.write(bases, &a, &b, &runs, threads);
+        }
     }
 
-    /// Selects the first k of slice `s`.
-    fn select_slice<T: Word, K: Word>(&self, s: usize, threads: usize, key: impl Fn(T) -> K + Copy + Send + Sync) {
+    /// Selects the first k of each slice of `range`, each on `threads`.
+    fn select_slices<T: Word, K: Word>(&self, range: std::ops::Range<usize>, threads: usize, key: impl Fn(T) -> K + Copy + Send + Sync) {
         let p = self.0;
-        let bases = p.bases(s);
         let xb = Bits::new(p.x.memory, p.x.layout.dtype);
-        // SAFETY: i < n, so element i of the slice lies in x.
-        let read = |i: usize| unsafe { xb.read::<T>(bases[0] + i as isize * p.steps[0]) };
-        let best = radix::select(p.n, p.k, threads, read, key);
-        self.write(bases, &best, 1);
+        let plain = p.steps[0] == 1 && !p.x.layout.dtype.is_sub_byte();
+        for s in range {
+            let bases = p.bases(s);
+            let best = if plain {
+                // SAFETY: as in sort_slices.
+                let at = unsafe { (p.x.memory.base as *const T).offset(bases[0]) } as usize;
+                // SAFETY: i < n, so element i lies in the slice.
+                radix::select(p.n, p.k, threads, |i| unsafe { (at as *const T).add(i).read_unaligned() }, key)
+            } else {
+                // SAFETY: i < n, so element i of the slice lies in x.
+                radix::select(p.n, p.k, threads, |i| unsafe { xb.read::<T>(bases[0] + i as isize * p.steps[0]) }, key)
+            };
+            self.write(bases, &best, &[], &vec![(0..best.len(), false)], 1);
+        }
     }
 }
 
@@ -245,11 +240,10 @@ impl Visit for Run<'_> {
         let parts = if across { slices.min(4 * threads) } else { 1 };
         let per = slices.div_ceil(parts);
         let inner = if across { 1 } else { threads };
-        let select = selects(p.k, p.n);
         let range = |i: usize| i * per..((i + 1) * per).min(slices);
         let each = |i: usize| {
-            if select {
-                range(i).for_each(|s| self.select_slice(s, inner, key));
+            if selects(p.k, p.n) {
+                self.select_slices(range(i), inner, key);
             } else if p.n <= u32::MAX as usize {
                 self.sort_slices::<T, K, u32>(range(i), inner, key);
             } else {
@@ -283,3 +277,5 @@ impl Call for Plan {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod bench;

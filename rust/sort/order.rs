@@ -37,23 +37,17 @@ word!(u8, u16, u32, u64, u128);
 /// The key of a float's bits, `$t` holding the format's bits in its low
 /// ones: NaNs (magnitudes above `$inf`, the infinity's bits or, for a format
 /// without infinities, its greatest finite magnitude) take the greatest key
-/// `$sign | $mag`; a negative number the complement of its magnitude, so
-/// that -0 is the greatest negative key; a positive one its bits with the
-/// sign set.
+/// `$sign | $mag`; a negative number the complement of its bits (within the
+/// format's width), so that -0 is the greatest negative key; a positive one
+/// its bits with the sign set. Without branches, as signs come at random.
 macro_rules! float_key {
     ($name:ident, $t:ty, $sign:expr, $inf:expr) => {
         #[doc = concat!("The key of a `", stringify!($name), "` float's bits.")]
         #[inline(always)]
         pub fn $name(b: $t) -> $t {
             const MAG: $t = $sign - 1;
-            let m = b & MAG;
-            if m > $inf {
-                $sign | MAG
-            } else if b & $sign != 0 {
-                !m & MAG
-            } else {
-                m | $sign
-            }
+            let flip = $sign | (((b & $sign) != 0) as $t).wrapping_mul(MAG);
+            if b & MAG > $inf { $sign | MAG } else { b ^ flip }
         }
     };
 }
