@@ -16,6 +16,7 @@
 //! - [`loops`]: programs, columns, casts, memory I/O, pads, and the `map`,
 //!   `reduce` and `scan` loops over them;
 //! - [`sort`]: the stable sort of slices along an axis, and top-k;
+//! - [`unique`]: the numbering of rows of 64-bit words by first appearance;
 //! - [`ffi`]: the OCaml boundary, a file per family over one shared
 //!   decoding of views and answers.
 
@@ -24,4 +25,5 @@ pub mod kinds;
 pub mod reduce;
 pub mod loops;
 pub mod sort;
+pub mod unique;
 pub mod ffi;

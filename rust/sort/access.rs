@@ -3,8 +3,8 @@
 //! survives. A sub-byte element lies in the low bits of its `u8`.
 
 use super::order::Word;
-use crate::dtype::Dtype;
-use crate::layout::Memory;
+use crate::core::dtype::Dtype;
+use crate::core::layout::Memory;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Elements of one dtype in one memory, read and written as their bits.

@@ -5,9 +5,9 @@
 //! wall-clock on several; the comparisons with numpy are in `bench/`.
 
 use super::*;
-use crate::layout::{Layout, Memory};
-use crate::test_rng::splitmix;
-use crate::cpu_clock::thread_cpu_s;
+use crate::core::layout::{Layout, Memory};
+use crate::core::test_rng::splitmix;
+use crate::core::cpu_clock::thread_cpu_s;
 use std::time::Instant;
 
 /// Times sorts of `shape` along its last axis, keeping `k`, of elements

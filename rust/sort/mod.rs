@@ -15,11 +15,11 @@ pub mod access;
 pub mod order;
 pub mod radix;
 
-use crate::call::Call;
-use crate::door::Claim;
-use crate::dtype::Dtype;
-use crate::layout::{same_dims, View};
-use crate::pool;
+use crate::core::call::Call;
+use crate::core::door::Claim;
+use crate::core::dtype::Dtype;
+use crate::core::layout::{same_dims, View};
+use crate::core::pool;
 use access::Bits;
 use order::{Visit, Word};
 use radix::{Item, Pos};
@@ -78,7 +78,7 @@ pub fn plan(axis: usize, descending: bool, values: View, positions: View, x: Vie
         ));
     }
     for (name, d) in [("values", &values), ("positions", &positions)] {
-        if crate::map::self_overlaps(&d.layout) {
+        if crate::loops::map::self_overlaps(&d.layout) {
             return Err(format!("{name} map several indices to one element"));
         }
     }

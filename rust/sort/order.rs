@@ -5,7 +5,7 @@
 //! part one key above every other. Bits that compare equal map to one key,
 //! so a stable sort of the keys is the stable sort the contract states.
 
-use crate::dtype::Dtype;
+use crate::core::dtype::Dtype;
 
 /// An unsigned integer of 1 to 16 bytes: an element's bits or its key.
 pub trait Word: Copy + Ord + Default + Send + Sync + std::fmt::Debug + 'static {

@@ -10,7 +10,7 @@
 //! share the first distribution by chunks of elements and then the runs.
 
 use super::order::Word;
-use crate::pool;
+use crate::core::pool;
 
 /// An element's position in its slice: `u32` for slices that fit it,
 /// `u64` for longer ones.

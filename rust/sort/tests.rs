@@ -3,9 +3,9 @@
 //! from the keys the kernel sorts by.
 
 use super::*;
-use crate::layout::{Layout, Memory};
-use crate::narrow::Narrow;
-use crate::test_rng::splitmix;
+use crate::core::layout::{Layout, Memory};
+use crate::core::narrow::Narrow;
+use crate::core::test_rng::splitmix;
 use std::cmp::Ordering;
 
 /// An element's value as the order reads it.
