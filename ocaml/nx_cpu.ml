@@ -9,6 +9,8 @@ external reduction_raw : string -> bytes -> bytes -> bytes -> Nx_array.Buffer.t 
 external map_raw : string -> bytes -> bytes -> int -> Nx_array.Buffer.t array -> int * string
   = "nx_cpu_map"
 
+external sort_raw : bytes -> int -> int -> Nx_array.Buffer.t array -> int * string = "nx_cpu_sort"
+
 (* Before any Rust code, compiled for these instructions, can run. *)
 let () =
   match String.split_on_char ' ' (String.trim (host_missing ())) with
@@ -128,3 +130,10 @@ let scan ?carry p ~axis (r, k) ~dsts loads =
       let shape = Array.to_list (Nx_array.shape d0) in
       let call = [ 1; List.length shape ] @ shape @ [ axis; reduction_code r; k; Bool.to_int (carry <> None) ] in
       reduction p ~call ~first:(Iarray.to_list dsts @ Option.to_list carry) loads
+
+(* Sorts: the kernel checks every call in full (shapes, dtypes, overlaps,
+   the layouts against their buffers) before any write. A negative axis is
+   refused there. *)
+let sort ~axis ~descending ~values ~positions x =
+  let words, buffers = views [| Nx_array.Any values; Nx_array.Any positions; Nx_array.Any x |] in
+  answer (sort_raw words axis (Bool.to_int descending) buffers)

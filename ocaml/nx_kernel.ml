@@ -312,4 +312,7 @@ module type S = sig
   val scan :
     ?carry:Nx_array.any -> Prog.t -> axis:int -> reduction * int ->
     dsts:Nx_array.any iarray -> load iarray -> Nx_array.answer
+
+  val sort :
+    axis:int -> descending:bool -> values:('v, 's) a -> positions:index -> ('v, 's) a -> Nx_array.answer
 end
