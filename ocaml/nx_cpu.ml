@@ -11,6 +11,8 @@ external map_raw : string -> bytes -> bytes -> int -> Nx_array.Buffer.t array ->
 
 external moves_raw : bytes -> bytes -> Nx_array.Buffer.t array -> int * string = "nx_cpu_moves"
 
+external sort_raw : bytes -> int -> int -> Nx_array.Buffer.t array -> int * string = "nx_cpu_sort"
+
 (* Before any Rust code, compiled for these instructions, can run. *)
 let () =
   match String.split_on_char ' ' (String.trim (host_missing ())) with
@@ -226,3 +228,10 @@ let assemble ~fill ~dst pieces =
       in
       moves ~call:(2L :: lo :: hi :: Int64.of_int (Iarray.length pieces) :: regions)
         (Array.of_list (Nx_array.Any dst :: List.map (fun (_, p) -> Nx_array.Any p) (Iarray.to_list pieces)))
+
+(* Sorts: the kernel checks every call in full (shapes, dtypes, overlaps,
+   the layouts against their buffers) before any write. A negative axis is
+   refused there. *)
+let sort ~axis ~descending ~values ~positions x =
+  let words, buffers = views [| Nx_array.Any values; Nx_array.Any positions; Nx_array.Any x |] in
+  answer (sort_raw words axis (Bool.to_int descending) buffers)

@@ -456,6 +456,9 @@ module type S = sig
 
   val assemble :
     fill:'v -> dst:('v, 's) a -> (Nx_array.Move.range iarray * ('v, 's) a) iarray -> Nx_array.answer
+
+  val sort :
+    axis:int -> descending:bool -> values:('v, 's) a -> positions:index -> ('v, 's) a -> Nx_array.answer
 end
 
 let contract_refusal ~batch ~contracting ~segments ~acc:_ ~dst ~init a b =

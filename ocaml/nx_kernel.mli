@@ -550,4 +550,24 @@ module type S = sig
   (** [assemble ~fill ~dst pieces] stores into [dst], at each index, the
       element at that index of the last piece whose region holds it, or
       [fill] where none does. *)
+
+  (** {2 Sorts} *)
+
+  val sort :
+    axis:int -> descending:bool -> values:('v, 's) a -> positions:index -> ('v, 's) a -> Nx_array.answer
+  (** [sort ~axis ~descending ~values ~positions x] orders each slice of [x]
+      along [axis], stably, into [values], bits unchanged, and their int64
+      positions along [axis] into [positions]. Where [values] is shorter
+      than [x] along [axis], it keeps the first elements of the sorted order
+      (top-k). [values] and [positions] have [x]'s shape but along [axis],
+      where they are as long as each other and no longer than [x].
+
+      The order is the one {!Prog}'s domains state, [-0] below [+0], with
+      every NaN, and every complex number with a NaN part, above [+∞] and
+      equal to each other: [-∞ < … < -0 < +0 < … < +∞ < NaN]; a complex
+      number by its real part, then its imaginary part; [false < true];
+      integers by value. [descending] reverses the order and keeps equal
+      elements in increasing position. Every dtype sorts. [values] may be
+      [x] itself (each slice is read whole before it is written); no other
+      overlap of [values] or [positions] with [x] or each other is taken. *)
 end

@@ -18,6 +18,8 @@
 //! - [`fft`]: Fourier transforms (c2c, r2c, c2r);
 //! - [`contract`]: contractions (chain and lane order, packed panels);
 //! - [`moves`]: gather, scatter and assemble;
+//! - [`sort`]: the stable sort of slices along an axis, and top-k;
+//! - [`unique`]: the numbering of rows of 64-bit words by first appearance;
 //! - [`ffi`]: the OCaml boundary, a file per family over one shared
 //!   decoding of views and answers.
 
@@ -28,4 +30,6 @@ pub mod loops;
 pub mod fft;
 pub mod contract;
 pub mod moves;
+pub mod sort;
+pub mod unique;
 pub mod ffi;

@@ -14,4 +14,5 @@ let () =
       ("Fourier transforms", T_fft.tests);
       ("contract", T_contract.tests);
       ("moves", T_moves.tests);
+      ("Nx_cpu.sort", T_sort.tests);
     ]

@@ -16,12 +16,16 @@
 
 pub mod wire;
 pub mod calls;
+
+// The externals, one file a family, over `boundary`'s shared entry.
 #[cfg(feature = "ocaml")]
 pub mod boundary;
 #[cfg(feature = "ocaml")]
-pub mod host;
-#[cfg(feature = "ocaml")]
 pub mod contract;
+#[cfg(feature = "ocaml")]
+pub mod fft;
+#[cfg(feature = "ocaml")]
+pub mod host;
 #[cfg(feature = "ocaml")]
 pub mod map;
 #[cfg(feature = "ocaml")]
@@ -29,4 +33,4 @@ pub mod moves;
 #[cfg(feature = "ocaml")]
 pub mod reduce;
 #[cfg(feature = "ocaml")]
-pub mod fft;
+pub mod sort;

@@ -1,0 +1,281 @@
+//! `sort`: each slice of an array along an axis ordered stably, by the total
+//! order of `Prog`'s domains (`order`), into values (the elements' bits
+//! unchanged) and their int64 positions along the axis; where the values
+//! are shorter than the slice, its first elements in that order (top-k).
+//!
+//! A slice is read into a buffer of its elements' bits and positions, then
+//! sorted by a radix sort of their keys (`radix::sort`), which is stable,
+//! or, for a top-k of at most a sixteenth of the slice, selected by one
+//! pass that keeps a buffer of candidates (`radix::select`). The stable
+//! order is unique, so no thread count changes a bit: threads take whole
+//! slices where there are at least as many as threads, and otherwise share
+//! each long slice.
+
+pub mod access;
+pub mod order;
+pub mod radix;
+
+use crate::core::call::Call;
+use crate::core::door::Claim;
+use crate::core::dtype::Dtype;
+use crate::core::layout::{same_dims, View};
+use crate::core::pool;
+use access::Bits;
+use order::{Visit, Word};
+use radix::{Item, Pos};
+
+/// A checked sort call, ready to run once its claims are held.
+pub struct Plan {
+    descending: bool,
+    x: View,
+    values: View,
+    positions: View,
+    /// The elements of a slice, x's extent along the axis.
+    n: usize,
+    /// The elements kept of each slice, the destinations' extent there.
+    k: usize,
+    /// The steps along the axis of x, values and positions.
+    steps: [isize; 3],
+    /// The other axes: their extent and the steps of x, values and positions.
+    others: Vec<(usize, [isize; 3])>,
+}
+
+/// Whether two views are one array: the same memory, dtype width and layout.
+fn same_array(a: &View, b: &View) -> bool {
+    let (la, lb) = (&a.layout, &b.layout);
+    a.memory.base == b.memory.base
+        && la.dtype.bits() == lb.dtype.bits()
+        && la.offset == lb.offset
+        && same_dims(&la.shape, &lb.shape)
+        && same_dims(&la.strides, &lb.strides)
+}
+
+/// Checks a sort of `x` along `axis` into `values` and `positions`: both of
+/// x's shape but along the axis, where they are as long as each other and
+/// no longer than x; values of x's dtype, positions int64; neither mapping
+/// two indices to one element, the two apart, positions apart from x and
+/// values apart from x or x itself (each slice is read whole before its
+/// results are written).
+pub fn plan(axis: usize, descending: bool, values: View, positions: View, x: View) -> Result<Plan, String> {
+    let rank = x.layout.shape.len();
+    if axis >= rank {
+        return Err(format!("axis {axis} of an array of rank {rank}"));
+    }
+    if values.layout.dtype != x.layout.dtype {
+        return Err(format!("values are {} but x is {}", values.layout.dtype.name(), x.layout.dtype.name()));
+    }
+    if positions.layout.dtype != Dtype::Int64 {
+        return Err(format!("positions are {}, not int64", positions.layout.dtype.name()));
+    }
+    if !same_dims(&values.layout.shape, &positions.layout.shape) {
+        return Err(format!("values have shape {:?} but positions {:?}", values.layout.shape, positions.layout.shape));
+    }
+    let (xs, vs) = (&x.layout.shape, &values.layout.shape);
+    let fits = vs.len() == rank && (0..rank).all(|a| if a == axis { vs[a] <= xs[a] } else { vs[a] == xs[a] });
+    if !fits {
+        return Err(format!(
+            "values have shape {vs:?}, which is not x's {xs:?} but no longer along axis {axis}"
+        ));
+    }
+    for (name, d) in [("values", &values), ("positions", &positions)] {
+        if crate::loops::map::self_overlaps(&d.layout) {
+            return Err(format!("{name} map several indices to one element"));
+        }
+    }
+    if values.overlaps(&positions) {
+        return Err("values and positions overlap".into());
+    }
+    if positions.overlaps(&x) {
+        return Err("positions overlap x".into());
+    }
+    if values.overlaps(&x) && !same_array(&values, &x) {
+        return Err("values overlap x other than as x itself".into());
+    }
+    let step = |v: &View, a: usize| v.layout.strides[a];
+    let others = (0..rank)
+        .filter(|&a| a != axis)
+        .map(|a| (xs[a], [step(&x, a), step(&values, a), step(&positions, a)]))
+        .collect();
+    Ok(Plan {
+        descending,
+        n: xs[axis],
+        k: vs[axis],
+        steps: [step(&x, axis), step(&values, axis), step(&positions, axis)],
+        others,
+        x,
+        values,
+        positions,
+    })
+}
+
+/// Whether a slice's first `k` of `n` are selected rather than sorted.
+fn selects(k: usize, n: usize) -> bool {
+    k < n && k.saturating_mul(16) <= n
+}
+
+impl Plan {
+    /// The number of slices.
+    fn slices(&self) -> usize {
+        self.others.iter().map(|o| o.0).product()
+    }
+
+    /// The first element of slice `s` (in C order of the other axes) in x,
+    /// values and positions.
+    fn bases(&self, mut s: usize) -> [isize; 3] {
+        let mut at = [self.x.layout.offset, self.values.layout.offset, self.positions.layout.offset].map(|o| o as isize);
+        for &(extent, steps) in self.others.iter().rev() {
+            let i = (s % extent) as isize;
+            s /= extent;
+            at.iter_mut().zip(steps).for_each(|(a, st)| *a += i * st);
+        }
+        at
+    }
+}
+
+/// Runs `f` over `0..n` cut into ranges, one a part, on `threads`.
+fn in_parts(n: usize, threads: usize, f: impl Fn(std::ops::Range<usize>) + Sync) {
+    let parts = if threads > 1 { n.div_ceil(1 << 16).min(threads) } else { 1 };
+    let per = n.div_ceil(parts.max(1));
+    pool::run_parts(parts, |p| f(p * per..((p + 1) * per).min(n)));
+}
+
+/// A vector of `n` items of zero bits, from zeroed memory (on most systems
+/// fresh pages, written only where the sort writes).
+fn zeroed<T: Word, P: Pos>(n: usize) -> Vec<Item<T, P>> {
+    if n == 0 || std::mem::size_of::<Item<T, P>>() == 0 {
+        return Vec::new();
+    }
+    let layout = std::alloc::Layout::array::<Item<T, P>>(n).expect("a slice's items fit memory");
+    // SAFETY: the layout is of non-zero size; zero bits are a valid item
+    // (integers alone), so the vector's n items are initialised, and it
+    // owns memory of the global allocator of its layout.
+    unsafe {
+        let p = std::alloc::alloc_zeroed(layout) as *mut Item<T, P>;
+        if p.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Vec::from_raw_parts(p, n, n)
+    }
+}
+
+/// The sort of a plan, generic over the dtype's bits and key.
+struct Run<'a>(&'a Plan);
+
+impl Run<'_> {
+    /// Writes the first `k` items of the sorted order, which lies in `a` and
+    /// `b` as `runs` say, as the values and positions of the slice at `bases`.
+    fn write<T: Word, P: Pos>(&self, bases: [isize; 3], a: &[Item<T, P>], b: &[Item<T, P>], runs: &radix::Runs, threads: usize) {
+        let p = self.0;
+        let (vb, pb) = (Bits::new(p.values.memory, p.values.layout.dtype), Bits::new(p.positions.memory, Dtype::Int64));
+        in_parts(p.k, threads, |r| {
+            for (run, in_b) in runs {
+                let items = if *in_b { b } else { a };
+                for j in run.start.max(r.start)..run.end.min(r.end) {
+                    let it = items[j];
+                    // SAFETY: j < k, so both elements lie in the destinations
+                    // (checked views); slices and parts write disjoint
+                    // elements (no destination maps two indices to one).
+                    unsafe {
+                        vb.write(bases[1] + j as isize * p.steps[1], it.bits);
+                        pb.write(bases[2] + j as isize * p.steps[2], it.pos.get() as u64);
+                    }
+                }
+            }
+        });
+    }
+
+    /// Sorts the slices `range` in the scratch `a` and `b` (each `n` long),
+    /// each on one thread or on `threads`.
+    fn sort_slices<T: Word, K: Word, P: Pos>(&self, range: std::ops::Range<usize>, threads: usize, key: impl Fn(T) -> K + Copy + Send + Sync) {
+        let p = self.0;
+        let (mut a, mut b) = (zeroed::<T, P>(p.n), zeroed::<T, P>(p.n));
+        let xb = Bits::new(p.x.memory, p.x.layout.dtype);
+        let plain = p.steps[0] == 1 && !p.x.layout.dtype.is_sub_byte();
+        for s in range {
+            let bases = p.bases(s);
+            let runs = if plain {
+                // SAFETY: the slice's n elements lie one after the other in
+                // x from its base (a checked view), in whole bytes.
+                let at = unsafe { (p.x.memory.base as *const T).offset(bases[0]) } as usize;
+                // SAFETY: i < n, so element i lies in the slice.
+                radix::sort(|i| unsafe { (at as *const T).add(i).read_unaligned() }, &mut a, &mut b, threads, key)
+            } else {
+                // SAFETY: i < n, so element i of the slice lies in x.
+                radix::sort(|i| unsafe { xb.read::<T>(bases[0] + i as isize * p.steps[0]) }, &mut a, &mut b, threads, key)
+            };
+            self.write(bases, &a, &b, &runs, threads);
+        }
+    }
+
+    /// Selects the first k of each slice of `range`, each on `threads`.
+    fn select_slices<T: Word, K: Word>(&self, range: std::ops::Range<usize>, threads: usize, key: impl Fn(T) -> K + Copy + Send + Sync) {
+        let p = self.0;
+        let xb = Bits::new(p.x.memory, p.x.layout.dtype);
+        let plain = p.steps[0] == 1 && !p.x.layout.dtype.is_sub_byte();
+        for s in range {
+            let bases = p.bases(s);
+            let best = if plain {
+                // SAFETY: as in sort_slices.
+                let at = unsafe { (p.x.memory.base as *const T).offset(bases[0]) } as usize;
+                // SAFETY: i < n, so element i lies in the slice.
+                radix::select(p.n, p.k, threads, |i| unsafe { (at as *const T).add(i).read_unaligned() }, key)
+            } else {
+                // SAFETY: i < n, so element i of the slice lies in x.
+                radix::select(p.n, p.k, threads, |i| unsafe { xb.read::<T>(bases[0] + i as isize * p.steps[0]) }, key)
+            };
+            self.write(bases, &best, &[], &vec![(0..best.len(), false)], 1);
+        }
+    }
+}
+
+impl Visit for Run<'_> {
+    type Out = ();
+    fn visit<T: Word, K: Word, F: Fn(T) -> K + Copy + Send + Sync>(self, key: F) {
+        let p = self.0;
+        let slices = p.slices();
+        let threads = pool::threads();
+        // Threads take whole slices where there are enough of them, or
+        // where slices are short; otherwise they share each slice.
+        let across = threads > 1 && (slices >= threads || p.n < 1 << 16);
+        let parts = if across { slices.min(4 * threads) } else { 1 };
+        let per = slices.div_ceil(parts);
+        let inner = if across { 1 } else { threads };
+        let range = |i: usize| i * per..((i + 1) * per).min(slices);
+        let each = |i: usize| {
+            if selects(p.k, p.n) {
+                self.select_slices(range(i), inner, key);
+            } else if p.n <= u32::MAX as usize {
+                self.sort_slices::<T, K, u32>(range(i), inner, key);
+            } else {
+                self.sort_slices::<T, K, u64>(range(i), inner, key);
+            }
+        };
+        if across { pool::run_parts(parts, each) } else { each(0) }
+    }
+}
+
+impl Call for Plan {
+    fn claims(&self) -> Vec<Claim> {
+        let range = |v: &View, write| v.byte_range().map(|(lo, hi)| Claim { lo, hi, write });
+        [range(&self.x, false), range(&self.values, true), range(&self.positions, true)].into_iter().flatten().collect()
+    }
+
+    fn work(&self) -> usize {
+        let item = self.x.layout.dtype.bits().div_ceil(8) + 8;
+        let passes = if selects(self.k, self.n) { 1 } else { 2 * self.x.layout.dtype.bits().div_ceil(8) + 4 };
+        self.slices().saturating_mul(self.n).saturating_mul(item * passes)
+    }
+
+    fn run(self) -> Result<(), String> {
+        if self.k == 0 || self.slices() == 0 {
+            return Ok(());
+        }
+        order::visit(self.x.layout.dtype, self.descending, Run(&self));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod bench;

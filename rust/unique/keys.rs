@@ -1,0 +1,89 @@
+//! The keys a numbering has met, in order of their first rows, and the
+//! hash table of linear probing that finds a key's number from its words.
+
+/// Keys of `w` words each, numbered from 0 as they were added: their
+/// words, hashes, first rows and counts, and a table of slots (0 for an
+/// empty one, else a key's number plus one) of 1024 slots or 2 to 4 times
+/// the keys, probed from a hash's low bits.
+pub struct Keys {
+    w: usize,
+    pub words: Vec<u64>,
+    pub hashes: Vec<u64>,
+    pub first: Vec<u64>,
+    pub counts: Vec<u64>,
+    slots: Vec<u64>,
+}
+
+impl Keys {
+    /// No keys of `w` words, with a table of 1024 slots, or none where
+    /// `table` is false (keys numbered by a direct table instead).
+    pub fn new(w: usize, table: bool) -> Keys {
+        let slots = if table { vec![0; 1024] } else { Vec::new() };
+        Keys { w, words: Vec::new(), hashes: Vec::new(), first: Vec::new(), counts: Vec::new(), slots }
+    }
+
+    /// The number of keys.
+    pub fn len(&self) -> usize {
+        self.first.len()
+    }
+
+    /// Whether there are no keys.
+    pub fn is_empty(&self) -> bool {
+        self.first.is_empty()
+    }
+
+    /// Key `id`'s words.
+    pub fn key(&self, id: usize) -> &[u64] {
+        &self.words[id * self.w..(id + 1) * self.w]
+    }
+
+    /// Adds a key of hash `h` whose words `word(j)` gives, first met at row
+    /// `first`, with no rows counted; gives its number. The table is not
+    /// changed.
+    pub fn add(&mut self, h: u64, word: impl Fn(usize) -> u64, first: u64) -> u64 {
+        self.words.extend((0..self.w).map(word));
+        self.hashes.push(h);
+        self.first.push(first);
+        self.counts.push(0);
+        (self.len() - 1) as u64
+    }
+
+    /// The number of the key of hash `h` whose words `word(j)` gives, added
+    /// (first met at row `first`) where the table lacks it.
+    #[inline]
+    pub fn find_or_add(&mut self, h: u64, word: impl Fn(usize) -> u64, first: u64) -> u64 {
+        let mask = self.slots.len() - 1;
+        let mut p = h as usize & mask;
+        loop {
+            let s = self.slots[p];
+            if s == 0 {
+                break;
+            }
+            let id = (s - 1) as usize;
+            if self.hashes[id] == h && self.key(id).iter().enumerate().all(|(j, &x)| x == word(j)) {
+                return id as u64;
+            }
+            p = (p + 1) & mask;
+        }
+        let id = self.add(h, word, first);
+        self.slots[p] = id + 1;
+        if 2 * self.len() > self.slots.len() {
+            self.grow();
+        }
+        id
+    }
+
+    /// Rebuilds the table at 4 times the keys, rounded up to a power of 2.
+    fn grow(&mut self) {
+        let size = (4 * self.len()).next_power_of_two();
+        let mask = size - 1;
+        self.slots = vec![0; size];
+        for (id, &h) in self.hashes.iter().enumerate() {
+            let mut p = h as usize & mask;
+            while self.slots[p] != 0 {
+                p = (p + 1) & mask;
+            }
+            self.slots[p] = id as u64 + 1;
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! `unique`: the rows of an [n; w] array of 64-bit words (int64 or uint64,
+//! read as unsigned words) numbered from 0 in order of their first rows,
+//! two rows one key iff their words are equal (a w of 0 makes every row one
+//! key): each row's number into `ids`, each key's first row and count into
+//! `first` and `counts` (n and 0 past the keys), the keys' count into the
+//! 0-d `count`.
+//!
+//! A row equal to the previous row takes its number without a probe. Keys
+//! of at most 4 words whose columns' spans multiply to at most 2^20 values,
+//! and to at most twice a block's rows and 1024 more, find their number at
+//! their place among those values in a direct table of 4 bytes a value,
+//! from one more read of the keys that finds the spans; others in a hash
+//! table of linear probing (`keys`, `hash`). On several threads each
+//! numbers a block of consecutive rows, writing its own numbers into
+//! `ids`; the blocks' keys then merge in order of the blocks into one
+//! table, so that each key takes its number in order of first rows, and a
+//! last pass maps each row's number in its block to its key's. No number
+//! depends on the threads or on the hash's seed.
+
+pub mod hash;
+pub mod keys;
+
+use crate::core::call::Call;
+use crate::core::door::Claim;
+use crate::core::dtype::Dtype;
+use crate::core::layout::View;
+use crate::core::pool;
+use crate::sort::access::Bits;
+use hash::Secrets;
+use keys::Keys;
+
+/// Rows from which `unique` declines: 2^40 - 1.
+pub const MOST_ROWS: usize = (1 << 40) - 1;
+
+/// Values a direct table holds at most.
+const DIRECT_VALUES: u64 = 1 << 20;
+
+/// Rows a thread's block takes at least.
+const BLOCK: usize = 1 << 15;
+
+/// A checked numbering, ready to run once its claims are held.
+pub struct Plan {
+    keys: View,
+    ids: View,
+    first: View,
+    counts: View,
+    count: View,
+    secrets: Secrets,
+}
+
+/// Checks a numbering of `keys` ([n; w], int64 or uint64) into `ids` ([n]),
+/// `first` and `counts` (each [m]) and `count` (0-d), all int64, none
+/// mapping two indices to one element, overlapping another or the keys.
+pub fn plan(ids: View, first: View, counts: View, count: View, keys: View) -> Result<Plan, String> {
+    let kl = &keys.layout;
+    if !matches!(kl.dtype, Dtype::Int64 | Dtype::Uint64) {
+        return Err(format!("keys are {}, not int64 or uint64", kl.dtype.name()));
+    }
+    if kl.shape.len() != 2 {
+        return Err(format!("keys have shape {:?}, not [n; w]", kl.shape));
+    }
+    let dsts = [("ids", &ids), ("first", &first), ("counts", &counts), ("count", &count)];
+    for (name, d) in dsts {
+        if d.layout.dtype != Dtype::Int64 {
+            return Err(format!("{name} is {}, not int64", d.layout.dtype.name()));
+        }
+    }
+    if kl.shape[0] >= MOST_ROWS {
+        // Unreachable in practice: ids would take 8 TiB.
+        return Err(format!("keys of {} rows, 2^40 - 1 or more, which unique declines", kl.shape[0]));
+    }
+    if ids.layout.shape != [kl.shape[0]] {
+        return Err(format!("ids have shape {:?} for keys of {} rows", ids.layout.shape, kl.shape[0]));
+    }
+    if first.layout.shape.len() != 1 || first.layout.shape != counts.layout.shape {
+        return Err(format!("first has shape {:?} and counts {:?}, not one [m]", first.layout.shape, counts.layout.shape));
+    }
+    if !count.layout.shape.is_empty() {
+        return Err(format!("count has shape {:?}, not 0-d", count.layout.shape));
+    }
+    for (i, (name, d)) in dsts.iter().enumerate() {
+        if crate::loops::map::self_overlaps(&d.layout) {
+            return Err(format!("{name} maps several indices to one element"));
+        }
+        if d.overlaps(&keys) {
+            return Err(format!("{name} overlaps the keys"));
+        }
+        if let Some((other, _)) = dsts[..i].iter().find(|(_, e)| e.overlaps(d)) {
+            return Err(format!("{other} and {name} overlap"));
+        }
+    }
+    Ok(Plan { keys, ids, first, counts, count, secrets: Secrets::process() })
+}
+
+impl Plan {
+    /// The same plan with the hash keyed by `seed`, for the tests that
+    /// check that no number depends on it.
+    #[cfg(test)]
+    pub fn with_seed(self, seed: u64) -> Plan {
+        Plan { secrets: Secrets::of_seed(seed), ..self }
+    }
+
+    fn rows(&self) -> usize {
+        self.keys.layout.shape[0]
+    }
+
+    fn width(&self) -> usize {
+        self.keys.layout.shape[1]
+    }
+
+    /// Word `j` of row `i` of the keys.
+    ///
+    /// # Safety
+    /// i < n and j < w.
+    #[inline(always)]
+    unsafe fn word(&self, i: usize, j: usize) -> u64 {
+        let l = &self.keys.layout;
+        let e = l.offset as isize + i as isize * l.strides[0] + j as isize * l.strides[1];
+        // SAFETY: (i, j) is an index of the keys (caller), a checked view.
+        Bits::new(self.keys.memory, Dtype::Uint64).read::<u64>(e)
+    }
+
+    /// Writes `v` as element `i` of the int64 destination `d`.
+    ///
+    /// # Safety
+    /// i is below d's extent (0 for a 0-d one), and no other thread writes it.
+    #[inline(always)]
+    unsafe fn put(d: &View, i: usize, v: u64) {
+        let l = &d.layout;
+        let e = l.offset as isize + l.strides.first().map_or(0, |&s| i as isize * s);
+        // SAFETY: the element lies in d (caller), a checked view.
+        Bits::new(d.memory, Dtype::Int64).write(e, v)
+    }
+
+    /// Reads element `i` of the int64 destination `d`.
+    ///
+    /// # Safety
+    /// As [`Plan::put`].
+    #[inline(always)]
+    unsafe fn got(d: &View, i: usize) -> u64 {
+        let l = &d.layout;
+        // SAFETY: as in put.
+        Bits::new(d.memory, Dtype::Int64).read(l.offset as isize + i as isize * l.strides[0])
+    }
+
+    /// The direct table for blocks of `rows` rows, where the keys take one:
+    /// found from the columns' spans, over `blocks` threads.
+    fn direct(&self, rows: usize, blocks: usize) -> Option<Direct> {
+        let (n, w) = (self.rows(), self.width());
+        if w > 4 || n == 0 {
+            return None;
+        }
+        let per = n.div_ceil(blocks);
+        let spans: Vec<std::sync::Mutex<Vec<(u64, u64)>>> = (0..blocks).map(|_| Default::default()).collect();
+        pool::run_parts(blocks, |b| {
+            let mut s = vec![(u64::MAX, 0u64); w];
+            for i in b * per..((b + 1) * per).min(n) {
+                for (j, s) in s.iter_mut().enumerate() {
+                    // SAFETY: i < n, j < w.
+                    let x = unsafe { self.word(i, j) };
+                    *s = (s.0.min(x), s.1.max(x));
+                }
+            }
+            *spans[b].lock().unwrap_or_else(|e| e.into_inner()) = s;
+        });
+        let mut s = vec![(u64::MAX, 0u64); w];
+        for b in spans {
+            for (s, t) in s.iter_mut().zip(b.into_inner().unwrap_or_else(|e| e.into_inner())) {
+                *s = (s.0.min(t.0), s.1.max(t.1));
+            }
+        }
+        let limit = DIRECT_VALUES.min(2 * rows as u64 + 1024);
+        let mut mults = Vec::with_capacity(w);
+        let mut values = 1u64;
+        for &(lo, hi) in &s {
+            mults.push(values);
+            values = values.checked_mul((hi - lo).checked_add(1)?).filter(|&v| v <= limit)?;
+        }
+        Some(Direct { mults, lows: s.into_iter().map(|(lo, _)| lo).collect(), values: values as usize })
+    }
+
+    /// Numbers the rows `range` as a block, writing each row's number in the
+    /// block into ids, by the direct table `direct` where given, else by
+    /// hash; gives the block's keys.
+    fn number_block(&self, range: std::ops::Range<usize>, direct: Option<&Direct>) -> Keys {
+        let w = self.width();
+        let mut keys = Keys::new(w, direct.is_none());
+        let mut table: Vec<u32> = direct.map_or(Vec::new(), |d| vec![0; d.values]);
+        let mut prev: Option<u64> = None;
+        for i in range {
+            // SAFETY: i < n and j < w.
+            let word = |j: usize| unsafe { self.word(i, j) };
+            // SAFETY: a previous number means a previous row i - 1 < n.
+            let same = prev.is_some() && (0..w).all(|j| word(j) == unsafe { self.word(i - 1, j) });
+            let id = match (prev, direct) {
+                (Some(p), _) if same => p,
+                (_, Some(d)) => {
+                    // Words outside the spans (changed since they were read
+                    // by a writer outside the call) fall outside the table,
+                    // which its bounds check refuses.
+                    let place = (0..w).fold(0u64, |a, j| a.wrapping_add(word(j).wrapping_sub(d.lows[j]).wrapping_mul(d.mults[j])));
+                    let slot = &mut table[place as usize];
+                    if *slot == 0 {
+                        keys.add(self.secrets.hash((0..w).map(word)), word, i as u64);
+                        *slot = keys.len() as u32;
+                    }
+                    (*slot - 1) as u64
+                }
+                (_, None) => keys.find_or_add(self.secrets.hash((0..w).map(word)), word, i as u64),
+            };
+            keys.counts[id as usize] += 1;
+            // SAFETY: i < n, the extent of ids; blocks write their own rows.
+            unsafe { Plan::put(&self.ids, i, id) };
+            prev = Some(id);
+        }
+        keys
+    }
+
+    /// Numbers every row of w words into ids, over `blocks` blocks of `per`
+    /// rows; gives the keys, in order of their first rows.
+    fn number(&self, blocks: usize, per: usize) -> Keys {
+        let (n, w) = (self.rows(), self.width());
+        let range = |b: usize| b * per..((b + 1) * per).min(n);
+        let direct = self.direct(per, blocks);
+        let slots: Vec<std::sync::Mutex<Option<Keys>>> = (0..blocks).map(|_| Default::default()).collect();
+        pool::run_parts(blocks, |b| {
+            *slots[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(self.number_block(range(b), direct.as_ref()))
+        });
+        let mut parts = slots.into_iter().map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every block numbered"));
+        if blocks == 1 {
+            return parts.next().expect("one block");
+        }
+        // The blocks' keys in order of the blocks, each block's in order of
+        // its first rows: the order of first rows over all rows.
+        let mut all = Keys::new(w, true);
+        let maps: Vec<Vec<u64>> = parts
+            .map(|k| {
+                (0..k.len())
+                    .map(|id| {
+                        let g = all.find_or_add(k.hashes[id], |j| k.key(id)[j], k.first[id]);
+                        all.counts[g as usize] += k.counts[id];
+                        g
+                    })
+                    .collect()
+            })
+            .collect();
+        pool::run_parts(blocks, |b| {
+            for i in range(b) {
+                // SAFETY: i < n, the extent of ids, which block b alone
+                // writes; it holds the row's number in block b.
+                unsafe { Plan::put(&self.ids, i, maps[b][Plan::got(&self.ids, i) as usize]) };
+            }
+        });
+        all
+    }
+}
+
+/// A direct table's layout: each column's multiplier and least word, and
+/// the values it holds (the spans' product).
+struct Direct {
+    mults: Vec<u64>,
+    lows: Vec<u64>,
+    values: usize,
+}
+
+impl Call for Plan {
+    fn claims(&self) -> Vec<Claim> {
+        let range = |v: &View, write| v.byte_range().map(|(lo, hi)| Claim { lo, hi, write });
+        let dsts = [&self.ids, &self.first, &self.counts, &self.count].into_iter().filter_map(|v| range(v, true));
+        range(&self.keys, false).into_iter().chain(dsts).collect()
+    }
+
+    fn work(&self) -> usize {
+        let m = self.first.layout.shape[0];
+        self.rows().saturating_mul(8 * 3 * self.width() + 24).saturating_add(16 * m)
+    }
+
+    fn run(self) -> Result<(), String> {
+        let (n, w) = (self.rows(), self.width());
+        let threads = pool::threads();
+        let blocks = if threads > 1 { (n / BLOCK).clamp(1, threads) } else { 1 };
+        let per = n.div_ceil(blocks);
+        let (first, counts): (Vec<u64>, Vec<u64>) = if w == 0 {
+            // SAFETY: i < n, the extent of ids.
+            (0..n).for_each(|i| unsafe { Plan::put(&self.ids, i, 0) });
+            if n == 0 { (vec![], vec![]) } else { (vec![0], vec![n as u64]) }
+        } else {
+            let k = self.number(blocks, per);
+            (k.first, k.counts)
+        };
+        let k = first.len();
+        for g in 0..self.first.layout.shape[0] {
+            // SAFETY: g < m, the extent of first and counts.
+            unsafe {
+                Plan::put(&self.first, g, if g < k { first[g] } else { n as u64 });
+                Plan::put(&self.counts, g, if g < k { counts[g] } else { 0 });
+            }
+        }
+        // SAFETY: count is 0-d: element 0 is its one.
+        unsafe { Plan::put(&self.count, 0, k as u64) };
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
