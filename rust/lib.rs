@@ -15,6 +15,7 @@
 //! - [`reduce`]: the lane-order core of reductions and scans;
 //! - [`loops`]: programs, columns, casts, memory I/O, pads, and the `map`,
 //!   `reduce` and `scan` loops over them;
+//! - [`linalg`]: the matrix routines (cholesky, lu, solve_triangular, qr);
 //! - [`ffi`]: the OCaml boundary, a file per family over one shared
 //!   decoding of views and answers.
 
@@ -22,4 +23,5 @@ pub mod core;
 pub mod kinds;
 pub mod reduce;
 pub mod loops;
+pub mod linalg;
 pub mod ffi;

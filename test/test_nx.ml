@@ -2,4 +2,4 @@
 
 let () =
   Alcotest.run "nx_cpu"
-    [ ("Nx_array", T_array.tests); ("Nx_cpu.map", T_map.tests); ("kinds", T_kinds.tests); ("padded loads", T_pad.tests); ("reduce and scan", T_reduce.tests); ("domains", T_domains.tests); ("Nx", T_nx.tests); ("Nx properties", T_nx_props.tests) ]
+    [ ("Nx_array", T_array.tests); ("Nx_cpu.map", T_map.tests); ("kinds", T_kinds.tests); ("padded loads", T_pad.tests); ("reduce and scan", T_reduce.tests); ("domains", T_domains.tests); ("Nx", T_nx.tests); ("Nx properties", T_nx_props.tests); ("matrices", T_linalg.tests) ]

@@ -22,3 +22,5 @@ pub mod host;
 pub mod map;
 #[cfg(feature = "ocaml")]
 pub mod reduce;
+#[cfg(feature = "ocaml")]
+pub mod linalg;
