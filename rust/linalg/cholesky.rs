@@ -17,14 +17,14 @@ pub fn factor<T: Scalar>(w: &mut [T], n: usize, par: bool) -> bool {
     for j in 0..n {
         w[j + j * n] = T::of_real(w[j + j * n].re());
     }
-    let nb = update::block(n);
+    let nb = update::BLOCK;
     let mut j0 = 0;
     while j0 < n {
         let j1 = (j0 + nb).min(n);
         // Columns j0..j1, rows j0..n, less the products of columns 0..j0.
         update::sub_mul_adjoint(w, n, (j0, n), (j0, j1), j0, par);
         for j in j0..j1 {
-            let mut f = [T::zero(); 64];
+            let mut f = [T::zero(); update::BLOCK];
             for k in j0..j {
                 f[k - j0] = w[j + k * n].conj();
             }

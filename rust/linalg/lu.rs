@@ -18,7 +18,7 @@ pub fn factor<T: Scalar>(w: &mut [T], m: usize, n: usize, pivots: &mut [i64], pe
     for (i, p) in perm.iter_mut().enumerate().take(m) {
         *p = i as i64;
     }
-    let nb = update::block(k);
+    let nb = update::BLOCK;
     let mut j0 = 0;
     while j0 < k {
         let j1 = (j0 + nb).min(k);
@@ -58,14 +58,18 @@ pub fn factor<T: Scalar>(w: &mut [T], m: usize, n: usize, pivots: &mut [i64], pe
             let (head, tail) = w.split_at_mut(j1 * m);
             let head = &*head;
             let work = (m - j0) * (n - j1) * (j1 - j0);
-            update::each_column(tail, m, par, work, |_, col| {
-                for kk in j0..j1 {
-                    let f = [col[kk]];
-                    update::column(col, kk + 1..j1, &head[kk * m..], m, &f);
+            update::each_group(tail, m, par, work, |_, group| {
+                let g = group.len() / m;
+                let kn = j1 - j0;
+                let mut f = [T::zero(); update::BLOCK * update::GROUP];
+                for (c, col) in group.chunks_mut(m).enumerate() {
+                    for kk in j0..j1 {
+                        let fk = [col[kk]];
+                        update::column(col, kk + 1..j1, &head[kk * m..], m, &fk);
+                    }
+                    f[c * kn..(c + 1) * kn].copy_from_slice(&col[j0..j1]);
                 }
-                let mut f = [T::zero(); 64];
-                f[..j1 - j0].copy_from_slice(&col[j0..j1]);
-                update::column(col, j1..m, &head[j0 * m..], m, &f[..j1 - j0]);
+                update::columns(group, m, j1..m, &head[j0 * m..], m, &f[..g * kn], kn);
             });
         }
         j0 = j1;

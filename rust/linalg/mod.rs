@@ -20,6 +20,8 @@ pub mod scalar;
 pub mod triangular;
 pub mod update;
 #[cfg(test)]
+mod bench;
+#[cfg(test)]
 mod tests;
 
 use crate::core::call::Call;
@@ -215,6 +217,8 @@ impl Call for Plan {
 struct Scratch<T> {
     w: Vec<T>,
     x: Vec<T>,
+    t: Vec<T>,
+    taus: Vec<T>,
     idx: Vec<i64>,
     idx2: Vec<i64>,
 }
@@ -240,7 +244,7 @@ impl Plan {
         let dsts: Vec<Mats> = self.dsts.iter().zip(&tails).map(|(d, &t)| Mats::new(d, t)).collect();
         let count = a.count();
         let one = |s: &mut Scratch<T>, i: usize, par: bool| self.matrix(s, &a, b.as_ref(), &dsts, i, par);
-        let new_scratch = || Scratch { w: Vec::new(), x: Vec::new(), idx: Vec::new(), idx2: Vec::new() };
+        let new_scratch = || Scratch { w: Vec::new(), x: Vec::new(), t: Vec::new(), taus: Vec::new(), idx: Vec::new(), idx2: Vec::new() };
         if count == 1 {
             one(&mut new_scratch(), 0, true);
         } else if count > 1 {
@@ -289,10 +293,11 @@ impl Plan {
                     let e = if adjoint { s.w[c + r * n].conj() } else { s.w[r + c * n] };
                     if r == c && unit_diagonal { T::one() } else { e }
                 };
-                let mut t = vec![T::zero(); n * n];
+                s.t.clear();
+                s.t.resize(n * n, T::zero());
                 for c in 0..n {
                     for r in c..n {
-                        t[r + c * n] = at(r, c);
+                        s.t[r + c * n] = at(r, c);
                     }
                 }
                 s.x.resize(n * k, T::zero());
@@ -300,7 +305,7 @@ impl Plan {
                 if !lower {
                     s.x.chunks_mut(n.max(1)).for_each(|c| c.reverse());
                 }
-                if !triangular::solve_lower(&t, n, &mut s.x, k, unit_diagonal, par) {
+                if !triangular::solve_lower(&s.t, n, &mut s.x, k, unit_diagonal, par) {
                     s.x.fill(T::nan());
                 }
                 if !lower {
@@ -311,19 +316,20 @@ impl Plan {
             Routine::Qr => {
                 let k = m.min(n);
                 let c = dsts[0].cols;
-                let mut taus = vec![T::zero(); k];
-                qr::factor(&mut s.w, m, n, &mut taus);
+                s.taus.resize(k, T::zero());
+                qr::factor(&mut s.w, m, n, &mut s.taus);
                 s.x.resize(m * c, T::zero());
-                qr::form_q(&s.w, m, n, &taus, &mut s.x, c);
+                qr::form_q(&s.w, m, n, &s.taus, &mut s.x, c);
                 dsts[0].write(i, &s.x);
                 // r: c × n, the upper triangle of w, +0 below.
-                let mut r = vec![T::zero(); c * n];
+                s.t.clear();
+                s.t.resize(c * n, T::zero());
                 for col in 0..n {
                     for row in 0..(col + 1).min(k) {
-                        r[row + col * c] = s.w[row + col * m];
+                        s.t[row + col * c] = s.w[row + col * m];
                     }
                 }
-                dsts[1].write(i, &r);
+                dsts[1].write(i, &s.t);
             }
         }
     }

@@ -18,22 +18,26 @@ pub fn solve_lower<T: Scalar>(t: &[T], n: usize, x: &mut [T], m: usize, unit: bo
     if !unit && (0..n).any(|i| t[i + i * n].is_zero()) {
         return false;
     }
-    let nb = update::block(n);
+    let nb = update::BLOCK;
     let mut k0 = 0;
     while k0 < n {
         let k1 = (k0 + nb).min(n);
         let work = n * m * (k1 - k0);
-        update::each_column(&mut x[..n * m], n, par, work, |_, col| {
-            for k in k0..k1 {
-                if !unit {
-                    col[k] = T::div(col[k], t[k + k * n]);
+        update::each_group(&mut x[..n * m], n, par, work, |_, group| {
+            let g = group.len() / n;
+            let mut f = [T::zero(); update::BLOCK * update::GROUP];
+            let kn = k1 - k0;
+            for (c, col) in group.chunks_mut(n).enumerate() {
+                for k in k0..k1 {
+                    if !unit {
+                        col[k] = T::div(col[k], t[k + k * n]);
+                    }
+                    let fk = [col[k]];
+                    update::column(col, k + 1..k1, &t[k * n..], n, &fk);
                 }
-                let f = [col[k]];
-                update::column(col, k + 1..k1, &t[k * n..], n, &f);
+                f[c * kn..(c + 1) * kn].copy_from_slice(&col[k0..k1]);
             }
-            let mut f = [T::zero(); 64];
-            f[..k1 - k0].copy_from_slice(&col[k0..k1]);
-            update::column(col, k1..n, &t[k0 * n..], n, &f[..k1 - k0]);
+            update::columns(group, n, k1..n, &t[k0 * n..], n, &f[..g * kn], kn);
         });
         k0 = k1;
     }
