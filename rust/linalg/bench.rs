@@ -17,7 +17,7 @@ fn time<T: Scalar>(routine: Routine, shape: &[usize], dsts: &[Vec<usize>], opera
     let size: usize = shape.iter().product();
     let n = shape[shape.len() - 1];
     // Diagonally dominant, so that every routine succeeds.
-    let mut a: Vec<T> = (0..size).map(|i| T::of_real(<T::Real as Real>::of_f64(if (i % (n * n)) % (n + 1) == 0 { n as f64 } else { ((i * 7919) % 1000) as f64 / 1000.0 }))).collect();
+    let mut a: Vec<T> = (0..size).map(|i| T::of_real(<T::Real as Real>::of_f64(if (i % (n * n)).is_multiple_of(n + 1) { n as f64 } else { ((i * 7919) % 1000) as f64 / 1000.0 }))).collect();
     let mut b = a.clone();
     let mut outs: Vec<Vec<u128>> = dsts.iter().map(|s| vec![0u128; s.iter().product::<usize>()]).collect();
     let mut best = f64::INFINITY;

@@ -31,7 +31,7 @@ pub fn factor<T: Scalar>(w: &mut [T], n: usize, par: bool) -> bool {
             let (head, tail) = w.split_at_mut(j * n);
             update::column(&mut tail[..n], j..n, &head[j0 * n..], n, &f[..j - j0]);
             let d = w[j + j * n].re();
-            if !(d > T::Real::zero()) {
+            if d <= T::Real::zero() || d.is_nan() {
                 return false;
             }
             let l = d.sqrt();

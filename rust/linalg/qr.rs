@@ -15,11 +15,11 @@ fn norm<T: Scalar>(xs: &[T], extra: T::Real) -> T::Real {
     let mut scale = extra.abs();
     for x in xs {
         let a = x.abs_max();
-        if !(a <= scale) {
+        if a > scale || a.is_nan() {
             scale = a;
         }
     }
-    if scale == zero || scale != scale {
+    if scale == zero || scale.is_nan() {
         return scale;
     }
     let sq = |r: T::Real| {

@@ -74,9 +74,10 @@ impl Arr {
         let span = l.span().unwrap().map_or(0, |(_, hi)| hi as usize + 1);
         let mut elems = span.max(total) + 8;
         if style == Style::Negative && total > 0 {
-            for a in r.saturating_sub(2)..r {
-                l.offset += (shape[a] - 1) * l.strides[a] as usize;
-                l.strides[a] = -l.strides[a];
+            let lo = r.saturating_sub(2);
+            for (&n, s) in shape[lo..].iter().zip(&mut l.strides[lo..]) {
+                l.offset += (n - 1) * *s as usize;
+                *s = -*s;
             }
             elems = l.span().unwrap().unwrap().1 as usize + 1;
         }
@@ -413,7 +414,7 @@ fn cholesky_reference<T: Scalar>(a: &[T], n: usize) -> Option<Vec<T>> {
                 x = T::sub_mul(x, l[i + k * n], l[j + k * n].conj());
             }
             if i == j {
-                if !(x.re() > T::Real::zero()) {
+                if x.re() <= T::Real::zero() || x.re().is_nan() {
                     return None;
                 }
                 l[j + j * n] = T::of_real(x.re().sqrt());
