@@ -235,3 +235,32 @@ let assemble ~fill ~dst pieces =
 let sort ~axis ~descending ~values ~positions x =
   let words, buffers = views [| Nx_array.Any values; Nx_array.Any positions; Nx_array.Any x |] in
   answer (sort_raw words axis (Bool.to_int descending) buffers)
+
+(* Matrices: a routine's words (code, triangle, adjoint, unit_diagonal),
+   the views of the destinations then the operands, the destinations'
+   count. The refusal function checks first; the kernels check it all
+   again, with overlaps, before any write. *)
+external linalg_raw : bytes -> bytes -> int -> Nx_array.Buffer.t array -> int * string = "nx_cpu_linalg"
+
+let linalg ~name ~code ?(triangle = Nx_kernel.Lower) ?(adjoint = false) ?(unit_diagonal = false) refusal dsts operands =
+  match refusal with
+  | Some why -> Nx_array.Refused ("nx.cpu " ^ name ^ ": " ^ why)
+  | None ->
+      let call =
+        words [ code; (match triangle with Nx_kernel.Lower -> 0 | Upper -> 1); Bool.to_int adjoint; Bool.to_int unit_diagonal ]
+      in
+      let view_words, buffers = views (Array.of_list (dsts @ operands)) in
+      answer (linalg_raw call view_words (List.length dsts) buffers)
+
+let cholesky t ~dst a =
+  linalg ~name:"cholesky" ~code:0 ~triangle:t (Nx_kernel.cholesky_refusal ~dst a) [ Nx_array.Any dst ] [ Nx_array.Any a ]
+
+let lu ~lu ~pivots ~perm a =
+  linalg ~name:"lu" ~code:1 (Nx_kernel.lu_refusal ~lu ~pivots ~perm a)
+    [ Nx_array.Any lu; Nx_array.Any pivots; Nx_array.Any perm ] [ Nx_array.Any a ]
+
+let solve_triangular t ~adjoint ~unit_diagonal ~dst a b =
+  linalg ~name:"solve_triangular" ~code:2 ~triangle:t ~adjoint ~unit_diagonal
+    (Nx_kernel.solve_triangular_refusal ~dst a b) [ Nx_array.Any dst ] [ Nx_array.Any a; Nx_array.Any b ]
+
+let qr ~q ~r a = linalg ~name:"qr" ~code:3 (Nx_kernel.qr_refusal ~q ~r a) [ Nx_array.Any q; Nx_array.Any r ] [ Nx_array.Any a ]

@@ -423,6 +423,88 @@ let assemble_refusal ~dst pieces =
     pieces;
   !why
 
+(* Matrices *)
+
+type triangle = Lower | Upper
+type factors = Reduced | Complete
+
+let matrix_shape name a =
+  let s = Nx_array.shape a in
+  let r = Array.length s in
+  if r < 2 then Error (Printf.sprintf "%s has %d axes, not at least 2" name r)
+  else Ok (Array.sub s 0 (r - 2), s.(r - 2), s.(r - 1))
+
+let lu_shapes a =
+  let r = Array.length a in
+  if r < 2 then invalid_arg "Nx_kernel.lu_shapes: fewer than 2 axes";
+  let batch = Array.sub a 0 (r - 2) in
+  (Array.append batch [| min a.(r - 2) a.(r - 1) |], Array.append batch [| a.(r - 2) |])
+
+let qr_shapes f a =
+  let r = Array.length a in
+  if r < 2 then invalid_arg "Nx_kernel.qr_shapes: fewer than 2 axes";
+  let batch = Array.sub a 0 (r - 2) and m = a.(r - 2) and n = a.(r - 1) in
+  let c = match f with Reduced -> min m n | Complete -> m in
+  (Array.append batch [| m; c |], Array.append batch [| c; n |])
+
+let pp_shape s = "[" ^ String.concat "; " (Array.to_list (Array.map string_of_int s)) ^ "]"
+
+(* The first refusal of a list of checks, each run only where those before
+   it pass. *)
+let first checks = List.fold_left (fun acc f -> match acc with Some _ -> acc | None -> f ()) None checks
+
+let has_shape name a want () =
+  let s = Nx_array.shape a in
+  if s = want then None else Some (Printf.sprintf "%s has shape %s, not %s" name (pp_shape s) (pp_shape want))
+
+let full_precision_refusal a () =
+  let d = Nx_array.dtype a in
+  if full_precision (Nx_array.Dtype.Any d) then None
+  else Some (Printf.sprintf "a is %s, not float32, float64, complex64 or complex128" (Nx_array.Dtype.name d))
+
+let with_matrix a k = match matrix_shape "a" a with Error why -> Some why | Ok (batch, m, n) -> k batch m n
+
+let cholesky_refusal ~dst a =
+  with_matrix a (fun batch m n ->
+      first
+        [ full_precision_refusal a;
+          (fun () -> if m <> n then Some (Printf.sprintf "a is %d × %d, not square" m n) else None);
+          has_shape "dst" dst (Array.append batch [| m; n |]) ])
+
+let lu_refusal ~lu ~pivots ~perm a =
+  with_matrix a (fun _ _ _ ->
+      let p, q = lu_shapes (Nx_array.shape a) in
+      first
+        [ full_precision_refusal a; has_shape "lu" lu (Nx_array.shape a); has_shape "pivots" pivots p;
+          has_shape "perm" perm q ])
+
+let solve_triangular_refusal ~dst a b =
+  with_matrix a (fun batch m n ->
+      let k = match matrix_shape "b" b with Ok (_, _, k) -> k | Error _ -> 0 in
+      first
+        [ full_precision_refusal a;
+          (fun () -> if m <> n then Some (Printf.sprintf "a is %d × %d, not square" m n) else None);
+          has_shape "b" b (Array.append batch [| n; k |]); has_shape "dst" dst (Array.append batch [| n; k |]) ])
+
+let factors ~q a =
+  let s = Nx_array.shape a in
+  if Array.length s < 2 then None
+  else
+    List.find_opt (fun f -> fst (qr_shapes f s) = Nx_array.shape q) [ Reduced; Complete ]
+
+let qr_refusal ~q ~r a =
+  with_matrix a (fun _ _ _ ->
+      first
+        [ full_precision_refusal a;
+          (fun () ->
+            match factors ~q a with
+            | Some f -> first [ has_shape "r" r (snd (qr_shapes f (Nx_array.shape a))) ]
+            | None ->
+                let s = Nx_array.shape a in
+                Some
+                  (Printf.sprintf "q has shape %s, not %s (reduced) or %s (complete)" (pp_shape (Nx_array.shape q))
+                     (pp_shape (fst (qr_shapes Reduced s))) (pp_shape (fst (qr_shapes Complete s))))) ])
+
 module type S = sig
   val name : string
   val computes_on : Rig.t -> bool
@@ -459,6 +541,13 @@ module type S = sig
 
   val sort :
     axis:int -> descending:bool -> values:('v, 's) a -> positions:index -> ('v, 's) a -> Nx_array.answer
+
+  val cholesky : triangle -> dst:('v, 's) a -> ('v, 's) a -> Nx_array.answer
+  val lu : lu:('v, 's) a -> pivots:index -> perm:index -> ('v, 's) a -> Nx_array.answer
+  val qr : q:('v, 's) a -> r:('v, 's) a -> ('v, 's) a -> Nx_array.answer
+
+  val solve_triangular :
+    triangle -> adjoint:bool -> unit_diagonal:bool -> dst:('v, 's) a -> ('v, 's) a -> ('v, 's) a -> Nx_array.answer
 end
 
 let contract_refusal ~batch ~contracting ~segments ~acc:_ ~dst ~init a b =

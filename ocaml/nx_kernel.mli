@@ -458,6 +458,58 @@ val assemble_refusal : dst:('v, 's) a -> (Nx_array.Move.range iarray * ('v, 's) 
     {!Shape.assemble} gives it. The kernel also refuses a destination that
     maps two indices to one element or shares memory with a piece. *)
 
+(** {1 Matrices}
+
+    The matrix routines compute on each matrix of an operand: its last two
+    axes are a matrix's rows and columns, the axes before them its batch,
+    which leads every operand and destination of the call alike. Each
+    matrix is computed on its own, and one that fails is NaN in its own
+    results alone. They take the {!full_precision} dtypes, every operand and
+    matrix destination of one dtype, pivots and permutations of int64
+    ({!index}). *)
+
+(** A triangle of a square matrix, diagonal included. *)
+type triangle = Lower | Upper
+
+(** The factors of a qr of an m × n matrix, k = min(m, n): [Reduced], q of
+    m × k and r of k × n; [Complete], q of m × m and r of m × n. Where m ≤ n
+    they are the same. *)
+type factors = Reduced | Complete
+
+val factors : q:('v, 's) a -> ('w, 'r) a -> factors option
+(** [factors ~q a] is the factors q's shape states for a qr of [a]
+    ([Reduced] where both fit), or [None] where it states neither. *)
+
+val qr_shapes : factors -> int array -> int array * int array
+(** [qr_shapes f s] is the shapes of q and r for an operand of shape [s].
+    Raises [Invalid_argument] where [s] has fewer than 2 axes. *)
+
+val lu_shapes : int array -> int array * int array
+(** [lu_shapes s] is the shapes of [pivots], the batch then min(m, n), and
+    [perm], the batch then m, for an operand of shape [s]. Raises
+    [Invalid_argument] where [s] has fewer than 2 axes. *)
+
+val cholesky_refusal : dst:('v, 's) a -> ('v, 's) a -> string option
+(** Why a cholesky of [a] into [dst] does not fit, or [None]: [a] of a
+    {!full_precision} dtype, of at least 2 axes, its matrices square, and
+    [dst] of its shape. *)
+
+val lu_refusal : lu:('v, 's) a -> pivots:index -> perm:index -> ('v, 's) a -> string option
+(** Why an lu does not fit, or [None]: [a] of a {!full_precision} dtype and
+    at least 2 axes, [lu] of its shape, [pivots] and [perm] of the shapes
+    {!lu_shapes} gives. *)
+
+val solve_triangular_refusal : dst:('v, 's) a -> ('v, 's) a -> ('v, 's) a -> string option
+(** [solve_triangular_refusal ~dst a b] is why a solve_triangular does not
+    fit, or [None]: [a] of a {!full_precision} dtype, of at least 2 axes and
+    square matrices n × n; [b] and [dst] of one shape, [a]'s batch then
+    n × k. *)
+
+val qr_refusal : q:('v, 's) a -> r:('v, 's) a -> ('v, 's) a -> string option
+(** Why a qr does not fit, or [None]: [a] of a {!full_precision} dtype and
+    at least 2 axes, [q] of the shape of some {!factors} and [r] of that
+    factors' shape ({!qr_shapes}). *)
+
 (** A kernel library. *)
 module type S = sig
   val name : string
@@ -570,4 +622,37 @@ module type S = sig
       elements in increasing position. Every dtype sorts. [values] may be
       [x] itself (each slice is read whole before it is written); no other
       overlap of [values] or [positions] with [x] or each other is taken. *)
+
+  val cholesky : triangle -> dst:('v, 's) a -> ('v, 's) a -> Nx_array.answer
+  (** [cholesky t ~dst a] stores L with a = L Lᴴ under [Lower], or U = Lᴴ
+      under [Upper], +0 in the other triangle and its diagonal real and
+      positive. It reads a's lower triangle and the real parts of its
+      diagonal alone, whatever [t]. A matrix whose factorisation meets a
+      pivot that is not positive, or NaN, is NaN. {!cholesky_refusal}
+      decides whether a call fits. *)
+
+  val lu : lu:('v, 's) a -> pivots:index -> perm:index -> ('v, 's) a -> Nx_array.answer
+  (** [lu ~lu ~pivots ~perm a] stores into [lu] the unit lower triangular L
+      below its diagonal, its ones unstored, and the upper triangular U on
+      and above it. At step j, rows j and [pivots[j]] were interchanged, the
+      row a search of column j down from row j ends at: the search starts at
+      j and moves to a later row only where that row's magnitude, |re| + |im|
+      on complex, is greater than the current one's; a NaN is never
+      greater, and nothing is greater than a NaN. Row i of L U is row
+      [perm[i]] of a. A zero pivot stays in U and its column of L is not
+      divided. {!lu_refusal} decides whether a call fits. *)
+
+  val qr : q:('v, 's) a -> r:('v, 's) a -> ('v, 's) a -> Nx_array.answer
+  (** [qr ~q ~r a] stores q with orthonormal columns and r, upper triangular
+      with +0 below its diagonal, a = q r, reduced or complete as q's shape
+      states ({!factors}). {!qr_refusal} decides whether a call fits. *)
+
+  val solve_triangular :
+    triangle -> adjoint:bool -> unit_diagonal:bool -> dst:('v, 's) a -> ('v, 's) a -> ('v, 's) a -> Nx_array.answer
+  (** [solve_triangular t ~adjoint ~unit_diagonal ~dst a b] stores x with
+      a x = b, or aᴴ x = b under [adjoint], each column of b a right-hand
+      side. It reads a's triangle [t], without its diagonal under
+      [unit_diagonal], whose ones it takes instead. A zero on a diagonal it
+      reads makes that matrix's x NaN. [dst] may be [a] or [b].
+      {!solve_triangular_refusal} decides whether a call fits. *)
 end

@@ -20,6 +20,7 @@
 //! - [`moves`]: gather, scatter and assemble;
 //! - [`sort`]: the stable sort of slices along an axis, and top-k;
 //! - [`unique`]: the numbering of rows of 64-bit words by first appearance;
+//! - [`linalg`]: the matrix routines (cholesky, lu, solve_triangular, qr);
 //! - [`ffi`]: the OCaml boundary, a file per family over one shared
 //!   decoding of views and answers.
 
@@ -32,4 +33,5 @@ pub mod contract;
 pub mod moves;
 pub mod sort;
 pub mod unique;
+pub mod linalg;
 pub mod ffi;

@@ -15,4 +15,5 @@ let () =
       ("contract", T_contract.tests);
       ("moves", T_moves.tests);
       ("Nx_cpu.sort", T_sort.tests);
+      ("matrices", T_linalg.tests);
     ]

@@ -27,6 +27,8 @@ pub mod fft;
 #[cfg(feature = "ocaml")]
 pub mod host;
 #[cfg(feature = "ocaml")]
+pub mod linalg;
+#[cfg(feature = "ocaml")]
 pub mod map;
 #[cfg(feature = "ocaml")]
 pub mod moves;

@@ -1,0 +1,167 @@
+//! Batches of matrices: a view's last two axes are a matrix's rows and
+//! columns, its axes before them the batch. Each matrix is read into, and
+//! written from, a column-major scratch the routines compute on, so that
+//! neither layouts nor batches reach the arithmetic.
+
+use crate::core::dtype::Dtype;
+use crate::core::layout::{Layout, Memory, View};
+use crate::linalg::scalar::Scalar;
+
+/// The matrices of a checked view: element positions by batch index, row and
+/// column.
+#[derive(Clone, Debug)]
+pub struct Mats {
+    base: Memory,
+    dtype: Dtype,
+    offset: isize,
+    batch_shape: Vec<usize>,
+    batch_strides: Vec<isize>,
+    /// Rows and columns of each matrix (for a view of rank 1, one column).
+    pub rows: usize,
+    pub cols: usize,
+    rs: isize,
+    cs: isize,
+}
+
+/// The batch shape of a view whose last `tail` axes are each matrix's.
+pub fn batch_of(l: &Layout, tail: usize) -> &[usize] {
+    &l.shape[..l.shape.len().saturating_sub(tail)]
+}
+
+impl Mats {
+    /// The matrices of `v`, whose last `tail` (1 or 2) axes are a matrix's;
+    /// the view must have at least `tail` axes.
+    pub fn new(v: &View, tail: usize) -> Mats {
+        let l = &v.layout;
+        let r = l.shape.len();
+        let b = r - tail;
+        let (rows, rs) = (l.shape[b], l.strides[b]);
+        let (cols, cs) = if tail == 2 { (l.shape[b + 1], l.strides[b + 1]) } else { (1, 0) };
+        Mats {
+            base: v.memory,
+            dtype: l.dtype,
+            offset: l.offset as isize,
+            batch_shape: l.shape[..b].to_vec(),
+            batch_strides: l.strides[..b].to_vec(),
+            rows,
+            cols,
+            rs,
+            cs,
+        }
+    }
+
+    /// The number of matrices.
+    pub fn count(&self) -> usize {
+        self.batch_shape.iter().product()
+    }
+
+    /// The element index of matrix `b`'s first element.
+    fn start(&self, mut b: usize) -> isize {
+        let mut at = self.offset;
+        for (&n, &s) in self.batch_shape.iter().zip(&self.batch_strides).rev() {
+            at += (b % n) as isize * s;
+            b /= n;
+        }
+        at
+    }
+
+    /// Reads matrix `b` into `dst`, column-major with leading dimension
+    /// `self.rows`.
+    pub fn read<T: Scalar>(&self, b: usize, dst: &mut [T]) {
+        debug_assert_eq!(T::DTYPE, self.dtype);
+        let (m, n) = (self.rows, self.cols);
+        assert!(dst.len() >= m * n);
+        let p = self.base.base as *const T;
+        let s = self.start(b);
+        for j in 0..n {
+            for i in 0..m {
+                // SAFETY: the view was checked to lie in its memory, so each
+                // element index of a matrix in its batch is inside it.
+                dst[i + j * m] = unsafe { p.offset(s + i as isize * self.rs + j as isize * self.cs).read_unaligned() };
+            }
+        }
+    }
+
+    /// Writes `src`, column-major with leading dimension `self.rows`, into
+    /// matrix `b`.
+    pub fn write<T: Scalar>(&self, b: usize, src: &[T]) {
+        debug_assert_eq!(T::DTYPE, self.dtype);
+        let (m, n) = (self.rows, self.cols);
+        assert!(src.len() >= m * n);
+        let p = self.base.base as *mut T;
+        let s = self.start(b);
+        for j in 0..n {
+            for i in 0..m {
+                // SAFETY: as in `read`; the destination does not map two
+                // indices to one element and no other destination or
+                // operand shares its bytes (checked in planning), so no
+                // other thread writes or reads this element.
+                unsafe { p.offset(s + i as isize * self.rs + j as isize * self.cs).write_unaligned(src[i + j * m]) };
+            }
+        }
+    }
+
+    /// Writes int64 values `src` into vector `b` (a view with `tail` 1).
+    pub fn write_index(&self, b: usize, src: &[i64]) {
+        debug_assert_eq!(self.dtype, Dtype::Int64);
+        assert!(src.len() >= self.rows);
+        let p = self.base.base as *mut i64;
+        let s = self.start(b);
+        for (i, &x) in src.iter().take(self.rows).enumerate() {
+            // SAFETY: as in `write`.
+            unsafe { p.offset(s + i as isize * self.rs).write_unaligned(x) };
+        }
+    }
+}
+
+/// A C-contiguous copy of a view's elements, held for a call whose
+/// destinations share bytes with its operands.
+pub struct Held {
+    _bytes: Vec<u128>,
+}
+
+impl Held {
+    /// Copies `v` and gives the copy and a view of it.
+    pub fn of(v: &View) -> (Held, View) {
+        let l = &v.layout;
+        let size = l.size();
+        let width = l.dtype.bytes();
+        let mut bytes = vec![0u128; (size * width).div_ceil(16)];
+        let layout = Layout::contiguous(l.dtype, &l.shape);
+        let memory = Memory { base: bytes.as_mut_ptr() as *mut u8, bytes: bytes.len() * 16 };
+        let src = v.memory.base as *const u8;
+        let dst = memory.base;
+        let mut k = 0usize;
+        for_each_index(&l.shape, |idx| {
+            let at = l.offset as isize + idx.iter().zip(&l.strides).map(|(&i, &s)| i as isize * s).sum::<isize>();
+            // SAFETY: the view was checked against its memory, so element
+            // `at` lies in it; the copy holds `size` elements of `width`.
+            unsafe { std::ptr::copy_nonoverlapping(src.offset(at * width as isize), dst.add(k * width), width) };
+            k += 1;
+        });
+        (Held { _bytes: bytes }, View { layout, memory })
+    }
+}
+
+/// Calls `f` at every index of `shape` in C order.
+fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
+    if shape.contains(&0) {
+        return;
+    }
+    let mut idx = vec![0usize; shape.len()];
+    loop {
+        f(&idx);
+        let mut a = shape.len();
+        loop {
+            if a == 0 {
+                return;
+            }
+            a -= 1;
+            idx[a] += 1;
+            if idx[a] < shape[a] {
+                break;
+            }
+            idx[a] = 0;
+        }
+    }
+}
