@@ -98,6 +98,9 @@ fn bench() {
         let loads = views.split_off(1);
         let call = || plan(prog.clone(), views.clone(), loads.clone()).unwrap().run().unwrap();
         call();
+        if let Some(way) = streaming::choice() {
+            println!("(streaming from memory: {way:?})");
+        }
         let reps = (100_000_000 / n).clamp(3, 100_000);
         let best = (0..5)
             .map(|_| {

@@ -27,12 +27,13 @@ use crate::loops::pad::Pad;
 use crate::core::pool;
 use crate::loops::prog::{Node, Prog};
 use std::sync::Arc;
+use streaming::Streaming;
 
 /// The most elements of a tile, but for `TILE_LONG`.
 pub const TILE: usize = 1024;
 
-/// Elements of a tile of a loop that streams its loads into a
-/// transcendental kind (see [`tiling`]).
+/// Elements of a tile of a loop that streams its operands and leaves their
+/// fetching to the hardware or to the kinds (see [`Tiling`]).
 const TILE_LONG: usize = 8192;
 
 /// The fewest elements of a tile: below, the fixed cost of each node's
@@ -97,39 +98,75 @@ fn streams(operands: &[&View], size: usize) -> bool {
     runs.saturating_mul(size) > cached_bytes()
 }
 
-/// The tile of a loop of `prog` over `operands` (destinations and loads)
-/// of `size` elements, and whether the loop prefetches each tile's runs
-/// ([`Loop::prefetch`]):
-///
-/// - where the operands fit in the caches (see [`streams`]), [`TILE`]
-///   elements, fetched by the hardware;
-/// - where a transcendental kind reads a load (see
-///   [`Prog::loads_into_transcendental`]) and no operand is `strided` (see
-///   [`Operand::strided`]), [`TILE_LONG`] elements, not prefetched: the
-///   kinds' slice forms fetch their arguments a block ahead as they compute
-///   (`kinds::prefetch`), which streams them faster than a burst of
-///   prefetches at each tile's start (over 10M elements on one thread, exp
-///   in float32 ran 4.6 ms so against 3.3, in float64 11.9 against 10.0,
-///   log and sin 5-15% faster). Where loads reach the kind through other
-///   nodes, as in exp(a * b), nothing would fetch them: 3-6% slower;
-/// - otherwise the longest power of two from [`TILE_MIN`] to [`TILE`] whose
-///   columns and runs fit in [`TILE_BYTES`], prefetched. Every node's column
-///   counts, those read or written in place too: tiles so sized stream
-///   fastest either way (a + b in float32 ran a fifth faster on tiles of 256
-///   to 512 elements than on 1024).
-fn tiling(prog: &Prog, operands: &[&View], size: usize, strided: bool) -> (usize, bool) {
+/// How a loop of `prog` over `operands` (destinations and loads) of `size`
+/// elements walks its innermost axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tiling {
+    /// The operands fit in the caches (see [`streams`]): tiles of [`TILE`]
+    /// elements, fetched by the hardware.
+    Cached,
+    /// A transcendental kind reads a load (see
+    /// [`Prog::loads_into_transcendental`]) and no operand is `strided` (see
+    /// [`Operand::strided`]): tiles of [`TILE_LONG`] elements, not
+    /// prefetched. The kinds' slice forms fetch their arguments a block
+    /// ahead as they compute (`kinds::prefetch`), which streams them faster
+    /// than a burst of prefetches at each tile's start (over 10M elements on
+    /// one thread, exp in float32 ran 4.6 ms so against 3.3, in float64 11.9
+    /// against 10.0, log and sin 5-15% faster).
+    Fetched,
+    /// An operand is strided: tiles of the given fitted length (see
+    /// [`fitted_tile`]), prefetched, for the blocks of rows
+    /// ([`Loop::block`]) to share.
+    Blocked(usize),
+    /// The operands stream from memory otherwise: as the process's
+    /// [`Streaming`] choice says, tiles of the given fitted length
+    /// prefetched, or of [`TILE_LONG`] elements fetched by the hardware.
+    Streamed(usize),
+}
+
+impl Tiling {
+    /// The elements of a tile and whether the loop prefetches each tile's
+    /// runs ([`Loop::prefetch`]), streaming as `way` where it streams.
+    fn tile(self, way: Streaming) -> (usize, bool) {
+        match (self, way) {
+            (Tiling::Cached, _) => (TILE, false),
+            (Tiling::Fetched, _) | (Tiling::Streamed(_), Streaming::Hardware) => (TILE_LONG, false),
+            (Tiling::Blocked(t), _) | (Tiling::Streamed(t), Streaming::Prefetched) => (t, true),
+        }
+    }
+}
+
+/// How a loop of `prog` over `operands` (destinations and loads) of `size`
+/// elements walks its innermost axis, `strided` where an operand is.
+fn tiling(prog: &Prog, operands: &[&View], size: usize, strided: bool) -> Tiling {
     if !streams(operands, size) {
-        return (TILE, false);
+        Tiling::Cached
+    } else if strided {
+        Tiling::Blocked(fitted_tile(prog, operands))
+    } else if prog.loads_into_transcendental() {
+        Tiling::Fetched
+    } else {
+        Tiling::Streamed(fitted_tile(prog, operands))
     }
-    if prog.loads_into_transcendental() && !strided {
-        return (TILE_LONG, false);
-    }
+}
+
+/// The longest power of two from [`TILE_MIN`] to [`TILE`] elements whose
+/// columns and runs fit in [`TILE_BYTES`]. Every node's column counts, those
+/// read or written in place too: prefetched tiles so sized stream fastest
+/// (a + b in float32 ran a fifth faster on tiles of 256 to 512 elements
+/// than on 1024).
+fn fitted_tile(prog: &Prog, operands: &[&View]) -> usize {
     let columns: usize = prog.dtypes.iter().map(|&d| register_bytes(d)).sum();
     let runs: usize = operands.iter().map(|v| v.layout.dtype.bytes().max(1)).sum();
     let fit = TILE_BYTES / (columns + runs).max(1);
     let pow2 = if fit == 0 { 1 } else { 1 << fit.ilog2() };
-    (pow2.clamp(TILE_MIN, TILE), true)
+    pow2.clamp(TILE_MIN, TILE)
 }
+
+/// The fewest elements of a loop of one row that measures the process's
+/// [`Streaming`] choice: six segments of at least 2^17 elements (half a
+/// megabyte of float32 an operand), measured, then the rest of the loop.
+const CALIBRATION_MIN: usize = 1 << 21;
 
 /// The most operands (loads and destinations) whose tables a loop keeps in
 /// place; a loop of more keeps them on the heap for the call.
@@ -472,6 +509,7 @@ impl Operand {
 
 /// The iteration of a plan: axes merged where they can be, the innermost one
 /// in tiles.
+#[derive(Clone)]
 struct Loop {
     /// Extents of the outer axes (all but the innermost).
     outer: Vec<usize>,
@@ -489,9 +527,11 @@ struct Loop {
     /// For each node of the program, whether it is a load whose runs its
     /// readers read in place (see [`read_in_place`]).
     borrowed: Vec<bool>,
-    /// Elements of a tile (see [`tiling`]).
+    /// How the loop walks its innermost axis.
+    tiling: Tiling,
+    /// Elements of a tile (see [`Tiling::tile`]).
     tile: usize,
-    /// Whether the loop prefetches each tile's runs (see [`tiling`]).
+    /// Whether the loop prefetches each tile's runs (see [`Tiling::tile`]).
     prefetches: bool,
     /// Rows of a block: [`BLOCK_ROWS`] where an operand is strided and the
     /// loop has rows, else 1. A block's rows take a tile's columns in turn,
@@ -543,7 +583,8 @@ impl Loop {
         let direct = written_in_place(&p.prog, &in_place[..n_dsts]);
         let borrowed = read_in_place(&p.prog, &in_place[n_dsts..]);
         let strided = ops.iter().any(Operand::strided);
-        let (tile, prefetches) = tiling(&p.prog, &views, p.shape.iter().product(), strided);
+        let tiling = tiling(&p.prog, &views, p.shape.iter().product(), strided);
+        let (tile, prefetches) = tiling.tile(streaming::choice().unwrap_or(streaming::UNMEASURED));
         extents.truncate(r);
         steps.truncate(r * n);
         Loop {
@@ -554,21 +595,70 @@ impl Loop {
             n_dsts,
             direct,
             borrowed,
+            tiling,
             tile,
             prefetches,
             block: if strided && r > 0 { BLOCK_ROWS } else { 1 },
         }
     }
 
+    /// Runs the loop, measuring the process's [`Streaming`] choice first
+    /// where it is unmeasured and the loop can (see [`Loop::calibration`]).
     fn run(&self, prog: &Prog) {
+        match self.calibration() {
+            Some(segment) => self.calibrate(prog, segment).run_from(prog, 6 * segment),
+            None => self.run_from(prog, 0),
+        }
+    }
+
+    /// The length of the segments over which this loop measures the
+    /// process's [`Streaming`] choice, where it is unmeasured and this loop
+    /// is streamed, of one row of at least [`CALIBRATION_MIN`] elements: a
+    /// sixteenth of the row in whole [`TILE_LONG`] tiles, which every
+    /// tiling's tiles divide.
+    fn calibration(&self) -> Option<usize> {
+        let one_row = self.outer.iter().all(|&n| n == 1);
+        let measures = matches!(self.tiling, Tiling::Streamed(_)) && one_row && self.inner >= CALIBRATION_MIN;
+        (measures && streaming::choice().is_none()).then(|| self.inner / 16 / TILE_LONG * TILE_LONG)
+    }
+
+    /// This loop streaming as `way`.
+    fn streaming_as(&self, way: Streaming) -> Loop {
+        let (tile, prefetches) = self.tiling.tile(way);
+        Loop { tile, prefetches, ..self.clone() }
+    }
+
+    /// Runs the first six segments of `segment` elements of this loop of
+    /// one row on the calling thread, alternately streamed each way (in the
+    /// order P H H P P H, so that a drift in the machine's speed weighs on
+    /// both alike), records the faster way as the process's choice, and
+    /// gives this loop streaming as that choice says.
+    fn calibrate(&self, prog: &Prog, segment: usize) -> Loop {
+        let ways = [self.streaming_as(Streaming::Prefetched), self.streaming_as(Streaming::Hardware)];
+        let mut spent = [0.0f64; 2];
+        for (k, way) in [0, 1, 1, 0, 0, 1].into_iter().enumerate() {
+            let lp = &ways[way];
+            let tiles = lp.inner.div_ceil(lp.tile);
+            let clock = std::time::Instant::now();
+            lp.run_items(prog, k * segment / lp.tile, (k + 1) * segment / lp.tile, 1, tiles);
+            spent[way] += clock.elapsed().as_secs_f64();
+        }
+        self.streaming_as(streaming::decide(spent[0], spent[1]))
+    }
+
+    /// Runs the loop from element `first` of its one row (0 where it has
+    /// several), a multiple of its tile, to its end, its work items split
+    /// among the pool's threads.
+    fn run_from(&self, prog: &Prog, first: usize) {
         let rows: usize = self.outer.iter().product();
         let tiles = self.inner.div_ceil(self.tile);
-        let items = rows * tiles;
-        let size = rows * self.inner;
-        let parts = if size < PARALLEL_MIN { 1 } else { (pool::threads() * 4).min(items) };
+        let (lo, items) = (first / self.tile, rows * tiles);
+        let left = items - lo;
+        let size = rows * self.inner - first;
+        let parts = if size < PARALLEL_MIN { 1 } else { (pool::threads() * 4).min(left) };
         pool::run_parts(parts, |part| {
-            let (lo, hi) = (items * part / parts, items * (part + 1) / parts);
-            self.run_items(prog, lo, hi, rows, tiles)
+            let (from, to) = (lo + left * part / parts, lo + left * (part + 1) / parts);
+            self.run_items(prog, from, to, rows, tiles)
         });
     }
 
@@ -808,6 +898,7 @@ fn constant_column(d: Dtype, lo: u64, hi: u64, n: usize) -> Col {
 }
 
 mod padded;
+mod streaming;
 
 #[cfg(test)]
 mod tests;

@@ -454,15 +454,18 @@ fn results_do_not_depend_on_the_tile() {
             view(Layout { dtype: d, shape: vec![len], strides: vec![1], offset }, buf)
         };
         let whole_views = [at(&mut whole, f64, 0, n), at(&mut a, f32, 0, n), at(&mut b, f64, 0, n)];
-        let tile = |views: &[View]| Loop::new(&plan(prog.clone(), vec![views[0].clone()], views[1..].to_vec()).unwrap()).tile;
-        let streamed = tile(&whole_views);
-        assert!(if kind == Unary::Exp { streamed == TILE_LONG } else { streamed < TILE }, "{kind:?}: {streamed}");
+        let tiling = |views: &[View]| Loop::new(&plan(prog.clone(), vec![views[0].clone()], views[1..].to_vec()).unwrap()).tiling;
+        let streamed = tiling(&whole_views);
+        assert!(
+            if kind == Unary::Exp { streamed == Tiling::Fetched } else { matches!(streamed, Tiling::Streamed(t) if t < TILE) },
+            "{kind:?}: {streamed:?}"
+        );
         plan(prog.clone(), vec![whole_views[0].clone()], whole_views[1..].to_vec()).unwrap().run().unwrap();
         let m = 5000;
         for start in (0..n).step_by(m) {
             let len = m.min(n - start);
             let views = [at(&mut pieces, f64, start, len), at(&mut a, f32, start, len), at(&mut b, f64, start, len)];
-            assert_eq!(tile(&views), TILE);
+            assert_eq!(tiling(&views), Tiling::Cached);
             plan(prog.clone(), vec![views[0].clone()], views[1..].to_vec()).unwrap().run().unwrap();
         }
         assert!(whole.0 == pieces.0, "a whole loop of {kind:?} and its pieces differ");
@@ -525,30 +528,67 @@ fn streamed_loops_of_transcendental_kinds_take_long_tiles_their_kinds_fetch() {
                 View::new(l, b.memory()).unwrap()
             })
             .collect();
-        let lp = Loop::new(&plan(prog, v[..1].to_vec(), v[1..].to_vec()).unwrap());
-        (lp.tile, lp.prefetches)
+        Loop::new(&plan(prog, v[..1].to_vec(), v[1..].to_vec()).unwrap()).tiling
     };
     let exp = with(Node::Unary(Unary::Exp, 0));
     let pow = with(Node::Binary(Binary::Pow, 0, 1));
     let add = with(Node::Binary(Binary::Add, 0, 1));
     let sqrt = with(Node::Unary(Unary::Sqrt, 1));
-    assert_eq!(tiling_of(&mut bufs, exp.clone(), &[n], false), (TILE_LONG, false));
-    assert_eq!(tiling_of(&mut bufs, pow, &[n], false), (TILE_LONG, false));
-    // Fitted tiles, prefetched: 2 float64 columns and 3 runs of 8 bytes.
+    assert_eq!(tiling_of(&mut bufs, exp.clone(), &[n], false), Tiling::Fetched);
+    assert_eq!(tiling_of(&mut bufs, pow, &[n], false), Tiling::Fetched);
+    assert_eq!(Tiling::Fetched.tile(Streaming::Prefetched), (TILE_LONG, false));
+    // Fitted tiles where prefetched: 2 float64 columns and 3 runs of 8 bytes.
     let fitted = (TILE_BYTES / 40).next_power_of_two() / 2;
-    assert_eq!(tiling_of(&mut bufs, add, &[n], false), (fitted, true));
-    assert_eq!(tiling_of(&mut bufs, sqrt, &[n], false), (fitted, true));
+    assert_eq!(tiling_of(&mut bufs, add, &[n], false), Tiling::Streamed(fitted));
+    assert_eq!(tiling_of(&mut bufs, sqrt, &[n], false), Tiling::Streamed(fitted));
+    assert_eq!(Tiling::Streamed(fitted).tile(Streaming::Prefetched), (fitted, true));
+    assert_eq!(Tiling::Streamed(fitted).tile(Streaming::Hardware), (TILE_LONG, false));
     // exp(a * b): the kind reads a column that nothing fetches ahead.
     let mut exp_of_product = with(Node::Binary(Binary::Mul, 0, 1));
     exp_of_product.push(Node::Unary(Unary::Exp, 2));
-    assert!(matches!(tiling_of(&mut bufs, exp_of_product, &[n], false), (t, true) if t <= TILE));
-    // A strided operand keeps the fitted tiles for its blocks.
+    assert!(matches!(tiling_of(&mut bufs, exp_of_product, &[n], false), Tiling::Streamed(t) if t <= TILE));
+    // A strided operand keeps the fitted tiles, prefetched, for its blocks.
     let side = n.isqrt();
-    assert_eq!(tiling_of(&mut bufs, exp.clone(), &[side, side], true), (fitted, true));
+    assert_eq!(tiling_of(&mut bufs, exp.clone(), &[side, side], true), Tiling::Blocked(fitted));
+    assert_eq!(Tiling::Blocked(fitted).tile(Streaming::Hardware), (fitted, true));
     // In the caches: whole tiles, fetched by the hardware.
-    assert_eq!(tiling_of(&mut bufs, exp, &[1000], false), (TILE, false));
+    assert_eq!(tiling_of(&mut bufs, exp, &[1000], false), Tiling::Cached);
     let transcendental: Vec<Unary> = Unary::ALL.into_iter().filter(|k| k.is_transcendental()).collect();
     assert_eq!(transcendental.first(), Some(&Unary::Exp));
     assert_eq!(transcendental.last(), Some(&Unary::Erf));
     assert_eq!(transcendental.len(), 19);
+}
+
+#[test]
+fn the_loop_that_measures_the_streaming_way_computes_what_any_loop_does() {
+    let f = Dtype::Float32;
+    // A streamed loop of one row, long enough to measure, and a partial
+    // last tile.
+    let n = CALIBRATION_MIN.max(cached_bytes() / 12) + 12345;
+    let mut seed = 11u64;
+    let values = |seed: &mut u64| -> Vec<f32> { (0..n).map(|_| (next(seed) % 20001) as f32 / 64.0 - 150.0).collect() };
+    let (mut a, mut b) = (values(&mut seed), values(&mut seed));
+    let want: Vec<u32> = a.iter().zip(&b).map(|(x, y)| (x + y).to_bits()).collect();
+    let prog = Prog::new(vec![f, f], vec![Node::Load(0), Node::Load(1), Node::Binary(Binary::Add, 0, 1)], vec![2]).unwrap();
+    let memory = |v: &mut Vec<f32>| Memory { base: v.as_mut_ptr() as *mut u8, bytes: 4 * v.len() };
+    for threads in [1, 3] {
+        pool::set_threads(threads).unwrap();
+        for measured in [false, true] {
+            if !measured {
+                streaming::forget();
+            }
+            let mut out = vec![f32::NAN; n];
+            let v = |m: Memory| View::new(Layout::contiguous(f, &[n]), m).unwrap();
+            let p = plan(prog.clone(), vec![v(memory(&mut out))], vec![v(memory(&mut a)), v(memory(&mut b))]).unwrap();
+            let lp = Loop::new(&p);
+            assert!(matches!(lp.tiling, Tiling::Streamed(_)), "{:?}", lp.tiling);
+            // Another test's loop may measure first: either way the loop
+            // leaves the choice made.
+            p.run().unwrap();
+            assert!(streaming::choice().is_some());
+            let got: Vec<u32> = out.iter().map(|x| x.to_bits()).collect();
+            let first_wrong = got.iter().zip(&want).position(|(g, w)| g != w);
+            assert_eq!(first_wrong, None, "threads {threads}, measured before: {measured}");
+        }
+    }
 }
