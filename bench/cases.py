@@ -12,6 +12,10 @@ from typing import Callable
 
 import numpy as np
 
+import kernel_cases
+import nx_cases
+from kernel_cases import KernelCase
+
 Shape = tuple[int, ...]
 
 
@@ -90,8 +94,24 @@ CASES = [
 ]
 
 
-def find(name: str) -> Case:
-    return next(c for c in CASES if c.name == name)
+# The kernel families' cases and Nx's come after the maps, reductions and scans.
+ALL: list = CASES + kernel_cases.CASES + nx_cases.CASES
+
+
+def find(name: str):
+    return next(c for c in ALL if c.name == name)
+
+
+def peer(name: str) -> str:
+    """The library a case runs against: numpy, or scipy where it is faster."""
+    case = find(name)
+    return case.peer if isinstance(case, KernelCase) else "numpy"
+
+
+def flops(name: str, spec: str, shape: Shape) -> int:
+    """Real flops of a call where the case counts them, else 0."""
+    case = find(name)
+    return case.flops(spec, shape) if isinstance(case, KernelCase) and case.flops else 0
 
 
 def dtypes(spec: str) -> tuple[np.dtype, np.dtype]:
@@ -126,6 +146,8 @@ def operands(case: Case, spec: str, shape: Shape, layout: str):
 def call(name: str, spec: str, shape: Shape, layout: str) -> Callable[[], object]:
     """One call of a case over fresh operands, as a closure."""
     case = find(name)
+    if isinstance(case, KernelCase):
+        return case.make(spec, shape, layout)
     xs, out = operands(case, spec, shape, layout)
     return lambda: case.run(xs, out)
 
@@ -134,6 +156,8 @@ def bytes_moved(name: str, spec: str, shape: Shape) -> int:
     """Bytes one call reads and writes, each element once: the inputs, and
     the output where it is an array."""
     case = find(name)
+    if isinstance(case, KernelCase):
+        return case.moved(spec, shape)
     src, dst = dtypes(spec)
     out = case.out(shape)
     written = 0 if out is None else int(np.prod(out)) * dst.itemsize

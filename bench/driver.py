@@ -24,6 +24,7 @@ from dataclasses import dataclass, field  # noqa: E402
 from threadpoolctl import threadpool_info, threadpool_limits  # noqa: E402
 
 import cases  # noqa: E402
+import kernel_cases  # noqa: E402
 import report  # noqa: E402
 
 # A fixed malloc threshold makes glibc map every block of 64 KiB or more
@@ -56,6 +57,8 @@ class Row:
     size: int  # the index of the run's side the shape follows
     threads: int
     bytes_moved: int
+    peer: str  # the library timed beside us: numpy, or scipy
+    flops: int  # real flops of a call where the case counts them, else 0
     nx: list[float] = field(default_factory=list)
     numpy: list[float] = field(default_factory=list)
     nx_extra: int = 0  # peak bytes past the operands
@@ -207,8 +210,10 @@ def bench(nx: Nx, name: str, spec: str, size: int, shape: tuple[int, ...], layou
                        dict(os.environ))
     rows = []
     for threads in sorted({1, all_threads}):
-        row = Row(label, spec, shape, size, threads, cases.bytes_moved(name, spec, shape))
+        row = Row(label, spec, shape, size, threads, cases.bytes_moved(name, spec, shape),
+                  cases.peer(name), cases.flops(name, spec, shape))
         nx.ask(f"threads {threads}")
+        kernel_cases.threads = threads
         with threadpool_limits(limits=threads):
             measure(row, nx, numpy_time, s, retries)
         row.nx_extra = peak([nx.exe, "peak", *args, str(threads)], ORIGINAL_ENV)
@@ -221,13 +226,13 @@ def selected(only: str | None) -> list[cases.Case]:
     """The cases --only names (comma-separated), in the table's order; every
     case without it."""
     if only is None:
-        return cases.CASES
+        return cases.ALL
     names = [n for n in only.split(",") if n]
-    unknown = [n for n in names if n not in {c.name for c in cases.CASES}]
+    unknown = [n for n in names if n not in {c.name for c in cases.ALL}]
     if unknown or not names:
         sys.exit(f"--only {only}: no case {', '.join(unknown)}; the cases are "
-                 f"{','.join(c.name for c in cases.CASES)}")
-    return [c for c in cases.CASES if c.name in names]
+                 f"{','.join(c.name for c in cases.ALL)}")
+    return [c for c in cases.ALL if c.name in names]
 
 
 def run(args) -> None:
@@ -244,8 +249,8 @@ def run(args) -> None:
     isa = nx.ask("isa")
     other, retries = OtherWork(nx), Retries(s.retry_s)
     rows = [row for case in chosen for spec in case.specs
-            for size, shape in enumerate(case.shapes(s.sides)) for layout in case.layouts
-            for row in bench(nx, case.name, spec, size, shape, layout, all_threads, s, retries)]
+            for size, shape in enumerate(case.shapes(s.sides)) if shape is not None
+            for layout in case.layouts for row in bench(nx, case.name, spec, size, shape, layout, all_threads, s, retries)]
     elsewhere = other.cores()
     nx.close()
     meta = {

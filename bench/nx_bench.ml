@@ -15,6 +15,14 @@
    A SHAPE is extents joined by "x": "3162x3162", or "9998244" for a
    vector. *)
 
+(* One call of case [name] over fresh operands, as a closure: a kernel
+   family's case (kernel_cases.ml), an Nx one (nx_cases.ml), or a map,
+   reduction or scan (cases.ml). *)
+let case_call name ~spec ~shape ~layout =
+  match (Kernel_cases.find name, Nx_cases.find name) with
+  | Some call, _ | None, Some call -> call ~spec ~shape ~layout
+  | None, None -> Operands.call name ~spec ~shape ~layout
+
 let serve () =
   let call = ref (fun () -> failwith "no setup") in
   let answer = function
@@ -23,7 +31,7 @@ let serve () =
         call := (fun () -> ());
         Gc.full_major ();
         call :=
-          Operands.call name ~spec ~shape:(Operands.shape_of_string shape)
+          case_call name ~spec ~shape:(Operands.shape_of_string shape)
             ~layout:(Operands.layout_of_string layout);
         "ok"
     | [ "threads"; n ] ->
@@ -51,8 +59,8 @@ let peak name spec shape layout threads =
   Nx_cpu.set_threads threads;
   let layout = Operands.layout_of_string layout in
   (* Starts the thread pool before the baseline. *)
-  Operands.call name ~spec ~shape:(Array.map (min 8) shape) ~layout ();
-  let f = Operands.call name ~spec ~shape ~layout in
+  case_call name ~spec ~shape:(Array.map (min 8) shape) ~layout ();
+  let f = case_call name ~spec ~shape ~layout in
   Gc.full_major ();
   let before = Rss.current () in
   Rss.reset_peak ();

@@ -12,9 +12,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import scipy  # noqa: E402
 
-CSV_HEADER = ["case", "dtype", "shape", "threads", "nx_median_s", "numpy_median_s",
-              "nx_peak_bytes", "numpy_peak_bytes"]
+CSV_HEADER = ["case", "dtype", "shape", "threads", "nx_median_s", "peer", "peer_median_s",
+              "nx_peak_bytes", "peer_peak_bytes"]
 
 
 BUSY = 0.25  # cores of other work past which a row is marked
@@ -34,7 +35,7 @@ def mark(row):
 
 
 def ratio(row):
-    """numpy's median over ours: above 1, we are faster."""
+    """The peer's median over ours: above 1, we are faster."""
     return median(row.numpy) / median(row.nx)
 
 
@@ -91,21 +92,21 @@ def write_csv(path, rows):
         w = csv.writer(f, lineterminator="\n")
         w.writerow(CSV_HEADER)
         for r in rows:
-            w.writerow([r.case, r.spec, shape(r), r.threads, f"{median(r.nx):.6e}",
+            w.writerow([r.case, r.spec, shape(r), r.threads, f"{median(r.nx):.6e}", r.peer,
                         f"{median(r.numpy):.6e}", r.bytes_moved + r.nx_extra,
                         r.bytes_moved + r.numpy_extra])
 
 
 def write_chart(path, rows, all_threads):
-    """Horizontal bars of numpy/ours on a log scale, one bar per case and
+    """Horizontal bars of peer/ours on a log scale, one bar per case and
     thread setting, 1 marked: right of it we are faster."""
-    labels = list(dict.fromkeys(f"{r.case} {r.spec} {shape(r)}" for r in rows))
+    labels = list(dict.fromkeys(f"{named(r)} {r.spec} {shape(r)}" for r in rows))
     settings = sorted({r.threads for r in rows})
     colors = {1: "#4c72b0", all_threads: "#dd8452"}
     height = 0.8 / len(settings)
     fig, ax = plt.subplots(figsize=(9, 1.2 + 0.3 * len(labels)))
     for j, t in enumerate(settings):
-        by_label = {f"{r.case} {r.spec} {shape(r)}": ratio(r) for r in rows if r.threads == t}
+        by_label = {f"{named(r)} {r.spec} {shape(r)}": ratio(r) for r in rows if r.threads == t}
         ys = [i + (j - (len(settings) - 1) / 2) * height for i in range(len(labels))]
         values = [by_label[label] for label in labels]
         ax.barh(ys, values, height=height, color=colors[t],
@@ -121,8 +122,8 @@ def write_chart(path, rows, all_threads):
     ax.minorticks_off()
     ax.set_yticks(range(len(labels)), labels, fontsize=7)
     ax.set_ylim(len(labels) - 0.5, -0.5)
-    ax.set_xlabel("numpy time / nx_cpu time (log scale; right of 1: nx_cpu faster)")
-    ax.set_title("nx_cpu against numpy, median time per call")
+    ax.set_xlabel("peer time / nx_cpu time (log scale; right of 1: nx_cpu faster)")
+    ax.set_title("nx_cpu against numpy (or scipy where named), median time per call")
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(axis="x", linewidth=0.3, alpha=0.5)
     fig.tight_layout()
@@ -154,17 +155,22 @@ def limits_table(lim, meta):
     return lines
 
 
+def named(row):
+    """The row's case, with its peer where that is not numpy."""
+    return row.case if row.peer == "numpy" else f"{row.case} (vs {row.peer})"
+
+
 def results_table(rows, lim, threads):
     limit = bandwidth(lim, threads)
     lines = [
-        "| case | dtype | shape | nx median (min) | numpy median (min) | numpy/nx "
-        "| nx GB/s (% limit) | numpy GB/s (% limit) | operands | peak past operands: nx / numpy |",
+        "| case | dtype | shape | nx median (min) | peer median (min) | peer/nx "
+        "| nx GB/s (% limit) | peer GB/s (% limit) | operands | peak past operands: nx / peer |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in (r for r in rows if r.threads == threads):
         ours, theirs = gbs(r, r.nx), gbs(r, r.numpy)
         lines.append(
-            f"| {r.case} | {r.spec} | {shape(r)} "
+            f"| {named(r)} | {r.spec} | {shape(r)} "
             f"| {fmt_time(median(r.nx))} ({fmt_time(min(r.nx))}) "
             f"| {fmt_time(median(r.numpy))} ({fmt_time(min(r.numpy))}) "
             f"| **{ratio(r):.2f}**{mark(r)} "
@@ -174,12 +180,12 @@ def results_table(rows, lim, threads):
 
 
 def summary(rows):
-    """numpy/nx for every case, one column per size (small, mid, large: the
+    """peer/nx for every case, one column per size (small, mid, large: the
     case's shape for each of the run's sides) and thread setting."""
     columns = sorted({(r.size, r.threads) for r in rows})
     table = {}
     for r in rows:
-        table.setdefault((r.case, r.spec), {})[(r.size, r.threads)] = r
+        table.setdefault((named(r), r.spec), {})[(r.size, r.threads)] = r
     lines = ["| case | dtype | shapes | " +
              " | ".join(f"{SIZES[size]}, {t} thr." for size, t in columns) + " |",
              "|---|---|---|" + "---:|" * len(columns)]
@@ -199,6 +205,37 @@ def summary(rows):
     return lines
 
 
+def fma_peak(lim, spec, threads):
+    """The machine's FMA peak in GFLOP/s for a dtype spec's acc precision
+    (float64 for float64 and complex128, float32 otherwise), on the widest
+    vectors measured, or None."""
+    acc = spec.split("->")[-1]
+    bits = 64 if acc in ("float64", "complex128") else 32
+    tag = "1" if threads == 1 else "all"
+    found = [lim[k] for k in (f"fma512_f{bits}_{tag}", f"fma256_f{bits}_{tag}") if k in lim]
+    return max(found) if found else None
+
+
+def flops_table(rows, lim):
+    """GFLOP/s of the rows whose case counts its flops, and their share of
+    the FMA peak."""
+    counted = [r for r in rows if r.flops]
+    if not counted:
+        return ["No case of this run counts its flops."]
+    lines = ["Real flops per call: 2mkn for a real product (8mkn complex), 5 n log2 n per "
+             "transform line, n³/3 (cholesky), 2n³/3 (lu), n³ (solve_triangular, n right-hand "
+             "sides), 4n³/3 (qr), times 4 for complex matrices. Medians.", "",
+             "| case | dtype | shape | threads | nx GFLOP/s (% FMA peak) | peer GFLOP/s |",
+             "|---|---|---|---:|---:|---:|"]
+    for r in counted:
+        ours, theirs = r.flops / median(r.nx) / 1e9, r.flops / median(r.numpy) / 1e9
+        peak = fma_peak(lim, r.spec, r.threads)
+        share = f" ({100 * ours / peak:.0f}%)" if peak else ""
+        lines.append(f"| {named(r)} | {r.spec} | {shape(r)} | {r.threads} | {ours:.1f}{share} "
+                     f"| {theirs:.1f} |")
+    return lines
+
+
 def hidden(extra, row):
     """Whether a peak past the operands is more than allocator noise."""
     return extra > max(256 * 1024, row.bytes_moved // 100)
@@ -210,7 +247,7 @@ def memory_findings(rows):
         if hidden(r.nx_extra, r):
             found[("nx", r.case, r.spec, shape(r), r.threads)] = (r.nx_extra, r.bytes_moved)
         if hidden(r.numpy_extra, r):
-            found[("numpy", r.case, r.spec, shape(r), None)] = (r.numpy_extra, r.bytes_moved)
+            found[(r.peer, r.case, r.spec, shape(r), None)] = (r.numpy_extra, r.bytes_moved)
     if not found:
         return ["None above allocator noise (256 KiB or 1% of the operands)."]
     return [f"- {who}: {case} {spec} {sh}" + (f", {t} thread(s)" if t else "") +
@@ -283,7 +320,7 @@ def write_markdown(path, rows, lim, meta):
     if meta["only"]:
         mode = f"bench/run.sh{' --quick' if meta['quick'] else ''} --only {meta['only']}"
     lines = [
-        "# nx_cpu against numpy",
+        "# nx_cpu against numpy and scipy",
         "",
         f"Written by `{mode}` (bench/run.sh) on {time.strftime('%Y-%m-%d %H:%M %Z')}, "
         f"whose measurements took {meta['seconds']:.0f} s. Every figure below comes from that run.",
@@ -297,7 +334,7 @@ def write_markdown(path, rows, lim, meta):
         f"average (1 min) {l1:.2f} before the run and {l2:.2f} after. Other work slows the "
         f"all-thread figures first.",
         isa_line(meta),
-        f"- numpy {np.__version__} on Python {platform.python_version()}; OCaml "
+        f"- numpy {np.__version__}, scipy {scipy.__version__} on Python {platform.python_version()}; OCaml "
         f"{tool_version('ocamlfind', 'ocamlopt', '-version')}; gcc {tool_version('gcc', '-dumpfullversion')}.",
         *blas_lines(meta),
         "",
@@ -322,6 +359,20 @@ def write_markdown(path, rows, lim, meta):
         "`logsumexp`, by `m = x.max(); m + np.log(np.exp(x - m).sum())`. Inputs hold the same "
         "values on both sides, in [-10, 10]. `fma` is one fused program on our side; numpy "
         "computes `a * b` into a temporary, then adds `c`.",
+        "- The kernel families' cases (`bench/kernel_cases.ml`, `bench/kernel_cases.py`) call "
+        "`Nx_cpu.contract`, `gather`, `scatter`, `assemble`, `sort`, `c2c`, `r2c`, `c2r`, "
+        "`cholesky`, `lu`, `solve_triangular` and `qr` on operands of the same values on both "
+        "sides (splitmix64 of the element's index). Their peer is numpy (`np.matmul` into `out=`, "
+        "`np.sort`, `np.argsort(kind=\"stable\")`, `np.argpartition` then sorting the k, "
+        "`np.take` into `out=`, `np.add.at`, `x[idx] = u`, `np.concatenate` into `out=`, "
+        "`np.linalg.cholesky`, `np.linalg.qr`), or scipy where named, being faster there "
+        "(`scipy.fft` with `workers=` the thread setting, `scipy.linalg.lu_factor`, "
+        "`scipy.linalg.solve_triangular`). Their shapes are their parameters: m x k x n for a "
+        "product, b x m x k x n batched, m x k a matrix by a vector; n x k for `top_k`; n x m "
+        "for m positions into or out of n; rows x width x m for `take_rows`; pieces x n for "
+        "`assemble`; the operand's shape for transforms and matrix routines. `matmul_int8` "
+        "runs numpy on int32 copies (it has no int8 product into int32); `matmul_f16` runs "
+        "numpy's float16 product.",
         f"- Shapes follow the run's sides ({', '.join(map(str, s.sides))}; the summary calls "
         f"them small, mid and large in turn): a map runs side x side matrices, `.T` reading every input through "
         f"its transpose (a view, strides swapped) into a contiguous output; `sum_axis0` and "
@@ -350,11 +401,15 @@ def write_markdown(path, rows, lim, meta):
         "call needs past its operands, a hidden copy or temporary. results.csv gives operands "
         "plus that peak; below a few pages it is allocator noise.",
         "",
-        "## Summary: numpy time / nx time",
+        "## Summary: peer time / nx time",
         "",
         "Above 1 we are faster. Medians; every figure is in the tables below.",
         "",
         *summary(rows),
+        "",
+        "## Flops",
+        "",
+        *flops_table(rows, lim),
         "",
         "## Fixed cost of a call",
         "",
