@@ -15,13 +15,7 @@
     their module, as [(float, Nx.float32_elt) Nx.t], unless started with
     [-short-paths]; utop writes them as above.
 
-    Not here yet, waiting for their kernels: gathers and scatters ([take],
-    [take_along_axis], [put], [index_put], [put_along_axis], [scatter],
-    [compress], [extract], [nonzero], [argwhere]), sorting ([sort],
-    [argsort], [permutation], [shuffle]), contractions ([dot], [matmul],
-    [vdot], [vecdot], [inner], [tensordot], [einsum], [multi_dot],
-    [matrix_power]) and factorisations ([cholesky], [qr]); and the [Ptree]
-    module of parameter trees. *)
+    Not here yet: the [Ptree] module of parameter trees. *)
 
 include Nx_frontend_intf.S
 

@@ -1,5 +1,6 @@
 (* Nx's random numbers: keys ([Rng]) and samplers, each a program of
-   counter-based bits that the map kernel runs. Built on Nx_linalg. *)
+   counter-based bits that the map kernel runs; [permutation] and
+   [shuffle] by the sort and gather kernels. Built on Nx_linalg. *)
 
 module Make (K : Nx_kernel.S) = struct
   include Nx_linalg.Make (K)
@@ -197,4 +198,12 @@ module Make (K : Nx_kernel.S) = struct
     ignore (emit b (P.Op2 (P.Add, l, g)));
     let scores = elementwise "categorical" D.Float64 [ Arr.Any (broadcast_view "categorical" full_shape logits) ] (nodes_of b) in
     argmax ~axis:(a + Array.length batch) scores
+
+  let permutation n =
+    if n <= 0 then fail "permutation" "%d elements" n;
+    (* the order of n uniform floats: each ordering equally likely, ties aside (2^-53 apart) *)
+    argsort (rand D.Float64 [| n |])
+
+  let shuffle t =
+    if ndim t = 0 || (shape t).(0) = 0 then copy t else take ~axis:0 (permutation (shape t).(0)) t
 end
