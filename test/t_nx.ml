@@ -3,13 +3,7 @@
 
 open Nx
 
-let raises_named name f =
-  match f () with
-  | _ -> Alcotest.failf "%s: no exception" name
-  | exception Invalid_argument m ->
-      let p = name ^ ": " in
-      if String.length m < String.length p || String.sub m 0 (String.length p) <> p then
-        Alcotest.failf "the message %S does not start with %S" m p
+let raises_named = Nx_support.raises_named
 
 let ints t = Array.to_list (Array.map Int32.to_int (to_array t))
 let floats t = Array.to_list (to_array t)

@@ -5,46 +5,7 @@
    product's sum is exact and compared bit for bit. *)
 
 open Nx
-
-let raises_named name f =
-  match f () with
-  | _ -> Alcotest.failf "%s: no exception" name
-  | exception Invalid_argument m ->
-      let p = name ^ ": " in
-      if String.length m < String.length p || String.sub m 0 (String.length p) <> p then
-        Alcotest.failf "the message %S does not start with %S" m p
-
-let shape_is msg want t = Alcotest.(check (list int)) msg want (Array.to_list (shape t))
-let get t i = Nx_array.get t i
-
-let indices sh =
-  let n = Array.fold_left ( * ) 1 sh in
-  List.init n (fun k ->
-      let idx = Array.make (Array.length sh) 0 and r = ref k in
-      for a = Array.length sh - 1 downto 0 do
-        idx.(a) <- !r mod sh.(a);
-        r := !r / sh.(a)
-      done;
-      idx)
-
-let small shape seed =
-  let st = Random.State.make [| seed |] in
-  init float64 shape (fun _ -> float (Random.State.int st 9 - 4))
-
-(* The same values under a transposed, flipped layout. *)
-let awkward t =
-  let nd = ndim t in
-  let axes = List.init nd (fun i -> nd - 1 - i) in
-  flip (transpose ~axes (contiguous (transpose ~axes (flip t))))
-
-let close ?(tol = 0.) msg want got =
-  Alcotest.(check (list int)) (msg ^ ": shape") (Array.to_list (shape want)) (Array.to_list (shape got));
-  List.iter
-    (fun i ->
-      let w = get want i and g = get got i in
-      if Float.abs (w -. g) > tol || Float.is_nan g then
-        Alcotest.failf "%s: at [%s], %g where %g" msg (String.concat "; " (List.map string_of_int (Array.to_list i))) g w)
-    (indices (shape want))
+open Nx_support
 
 (* The batched matrix product by loops, batch axes broadcast. *)
 let matmul_ref a b =
