@@ -1,8 +1,8 @@
 (* Properties of Nx's broadcasting, slicing, reshaping, products, gathers,
-   scatters and sorts against plain
-   references, over random shapes and layouts: every operand is a view of a
-   larger buffer, its axes stepped, flipped, permuted, offset or broadcast
-   (stride 0). The references read elements one by one with Nx_array.get. *)
+   scatters and sorts against plain references, over random shapes and
+   layouts: every operand is a view of a larger buffer, its axes stepped,
+   flipped, permuted, offset or broadcast (stride 0). The references read
+   elements one by one with Nx_array.get. *)
 
 open Nx
 
