@@ -196,8 +196,27 @@ let permutations () =
   Alcotest.(check (array int32)) "a seed's permutation" a b;
   raises_named "permutation" (fun () -> permutation 0)
 
+(* Gathers, scatters and sorts move bits: packed, boolean and complex
+   dtypes included. *)
+let dtypes () =
+  let idx = i32 [| 3 |] [ 2; 0; -1 ] in
+  let q = create int4 [| 4 |] [| -8; 7; -1; 3 |] in
+  Alcotest.(check (list int)) "take int4" [ -1; -8; 3 ] (Array.to_list (to_array (take idx q)));
+  let b = create bool [| 4 |] [| true; false; false; true |] in
+  Alcotest.(check (list bool)) "take bool" [ false; true; true ] (Array.to_list (to_array (take idx b)));
+  let c k = { Complex.re = float k; im = float (-k) } in
+  let z = create complex128 [| 4 |] (Array.init 4 c) in
+  Alcotest.(check (list (pair (float 0.) (float 0.)))) "take complex128" [ (2., -2.); (0., 0.); (3., -3.) ]
+    (List.map (fun (v : Complex.t) -> (v.re, v.im)) (Array.to_list (to_array (take idx z))));
+  let s = scatter ~mode:`Add ~axis:0 ~indices:(i32 [| 2 |] [ 1; 1 ]) ~values:(create int4 [| 2 |] [| 3; 4 |]) q in
+  Alcotest.(check (list int)) "scatter Add int4 wraps" [ -8; -2; -1; 3 ] (Array.to_list (to_array s));
+  let zs = create complex64 [| 3 |] [| { Complex.re = 1.; im = 5. }; { Complex.re = 0.; im = 2. }; { Complex.re = 1.; im = -1. } |] in
+  Alcotest.(check (list int32)) "sort complex: real, then imaginary part" [ 1l; 2l; 0l ] (Array.to_list (to_array (argsort zs)));
+  Alcotest.(check (list bool)) "sort bool" [ false; false; true; true ] (Array.to_list (to_array (fst (sort b))));
+  Alcotest.(check (list int32)) "nonzero of bool" [ 0l; 3l ] (Array.to_list (to_array (nonzero b).(0)))
+
 let tests =
   [ ("take", `Quick, take_); ("take_along_axis", `Quick, take_along); ("put", `Quick, puts);
     ("index_put", `Quick, index_puts); ("scatter and put_along_axis", `Quick, scatters);
     ("compress, extract, nonzero, argwhere", `Quick, selections); ("sort and argsort", `Quick, sorts);
-    ("permutation and shuffle", `Quick, permutations) ]
+    ("permutation and shuffle", `Quick, permutations); ("every kind of dtype", `Quick, dtypes) ]

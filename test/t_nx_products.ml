@@ -59,6 +59,8 @@ let matmuls () =
   Alcotest.(check (list int32)) "int32" [ 7l; 10l; 15l; 22l ] (Array.to_list (to_array (matmul i i)));
   let bo = create bool [| 2; 2 |] [| true; false; false; false |] in
   Alcotest.(check (list bool)) "bool: whether some term is true" [ true; false; false; false ] (Array.to_list (to_array (matmul bo bo)));
+  let i8 = create int8 [| 1; 2 |] [| 100; 100 |] in
+  Alcotest.(check (list int)) "int8 wraps, as numpy" [ 32 ] (Array.to_list (to_array (matmul i8 (transpose i8))));
   let h = cast float16 a2 in
   close "float16" (matmul_ref a2 (transpose a2)) (cast float64 (matmul h (transpose h)));
   close "an empty depth" (zeros float64 [| 3; 2 |]) (matmul (zeros float64 [| 3; 0 |]) (zeros float64 [| 0; 2 |]));
