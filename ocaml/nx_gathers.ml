@@ -36,12 +36,6 @@ module Make (K : Nx_kernel.S) = struct
     in
     elementwise name D.Int64 [ Arr.Any idx ] nodes
 
-  (* [t] reshaped to [target], through a copy where no view has that shape. *)
-  let reshaped name target t =
-    match reshape_strides (shape t) (Arr.strides t) target with
-    | Some _ -> reshape_named name target t
-    | None -> reshape_named name target (copy t)
-
   (* [sh] with its axis [a] replaced by the axes [mid]. *)
   let around sh a mid = Array.concat [ Array.sub sh 0 a; mid; Array.sub sh (a + 1) (Array.length sh - a - 1) ]
 

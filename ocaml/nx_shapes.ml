@@ -61,6 +61,12 @@ module Make (K : Nx_kernel.S) = struct
 
   let reshape spec t = reshape_named "reshape" spec t
 
+  (* [t] reshaped to [target], through a copy where no view has that shape. *)
+  let reshaped name target t =
+    match reshape_strides (shape t) (Arr.strides t) target with
+    | Some _ -> reshape_named name target t
+    | None -> reshape_named name target (copy t)
+
   let broadcast_to target t =
     check_shape "broadcast_to" target;
     broadcast_view "broadcast_to" target t
@@ -98,9 +104,7 @@ module Make (K : Nx_kernel.S) = struct
       let merged = ref 1 in
       for a = s to e do merged := !merged * sh.(a) done;
       let target = Array.concat [ Array.sub sh 0 s; [| !merged |]; Array.sub sh (e + 1) (nd - e - 1) ] in
-      match reshape_strides sh (Arr.strides t) target with
-      | Some _ -> reshape_named "flatten" target t
-      | None -> reshape_named "flatten" target (copy t)
+      reshaped "flatten" target t
     end
 
   let unflatten d sizes t =
