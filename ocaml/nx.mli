@@ -13,9 +13,7 @@
     (the archive of [nx_cpu.top], loaded in toplevels alone) and in utop
     (the attribute below). The plain [ocaml] toplevel writes types with
     their module, as [(float, Nx.float32_elt) Nx.t], unless started with
-    [-short-paths]; utop writes them as above.
-
-    Not here yet: the [Ptree] module of parameter trees. *)
+    [-short-paths]; utop writes them as above. *)
 
 include Nx_frontend_intf.S
 

@@ -1,7 +1,8 @@
 (* The numpy-like module, written once against a kernel library.
 
    Everything here builds views (shape, strides, offset) and kernel calls:
-   every element loop runs in K.map, K.reduce or K.scan. OCaml touches
+   every element loop runs in K's kernels (map, reduce, scan, gather,
+   scatter, sort, contract, the matrix routines). OCaml touches
    elements one by one only to build a tensor from an OCaml array or
    function, to read one out (to_array, item) and to print. Arguments are
    checked before any kernel runs; a refusal comes back as Invalid_argument
@@ -11,11 +12,12 @@ module type S = Nx_frontend_intf.S
 
 (* The parts, each a functor over the kernel library built on the one
    before it: Nx_core (types, views, programs, broadcasting), Nx_creation,
-   Nx_shapes, Nx_indexing, Nx_elementwise, Nx_reductions, Nx_linalg,
-   Nx_random, Nx_printing; the operators are here. *)
+   Nx_shapes, Nx_indexing, Nx_elementwise, Nx_reductions, Nx_gathers,
+   Nx_sorting, Nx_linalg, Nx_random, Nx_printing, Nx_ptree; the operators
+   are here. *)
 
 module Make (K : Nx_kernel.S) = struct
-  include Nx_printing.Make (K)
+  include Nx_ptree.Make (K)
 
   module Infix = struct
     let ( + ) = add

@@ -15,8 +15,9 @@
     right; along each axis their extents must be equal or one of them 1. An
     operand that broadcasts is read through a view of stride 0, never copied.
 
-    {b Kernels.} Every loop over elements runs in the kernel library's [map],
-    [reduce] or [scan]: sums, products, extremes, means and scans have the
+    {b Kernels.} Every loop over elements runs in the kernel library: its
+    [map], [reduce], [scan], [gather], [scatter], [sort], [contract] and
+    matrix routines: sums, products, extremes, means and scans have the
     kernels' bits (lane order, see {!Nx_kernel}), whatever the layouts and
     threads. OCaml code reads or writes elements one by one only to build a
     tensor from OCaml values ({!S.create}, {!S.init}), to read them out
@@ -1261,6 +1262,83 @@ module type S = sig
 
   val print : ('a, 'b) t -> unit
   (** [print t] writes [t] and a newline on standard output. *)
+
+  (** {1:ptree Parameter trees} *)
+
+  (** Parameter trees: structures whose leaves are tensors. {!Ptree.S} is
+      the traversal interface (a record of tensors with one-line
+      traversals, typically); {!Ptree.t} is the stock instance for
+      structures known only at run time, and is itself an {!Ptree.S}. The
+      functions a traversal applies are polymorphic in the leaves' types,
+      so they come in records ({!Ptree.map_fn}, ...). *)
+  module Ptree : sig
+    type ('a, 'b) leaf = ('a, 'b) t
+    (** A leaf: a tensor of any dtype. *)
+
+    type map_fn = { map : 'a 'b. ('a, 'b) leaf -> ('a, 'b) leaf }
+    (** A function of each leaf, at its own dtype. *)
+
+    type map2_fn = { map2 : 'a 'b. ('a, 'b) leaf -> ('a, 'b) leaf -> ('a, 'b) leaf }
+    (** A function of two corresponding leaves, of one dtype. *)
+
+    type iter_fn = { iter : 'a 'b. ('a, 'b) leaf -> unit }
+    (** An action on each leaf. *)
+
+    (** Structures whose tensor leaves can be traversed. [map f t] applies
+        [f] to every leaf of [t] once and keeps [t]'s structure; [map2 f a
+        b] applies [f] to the corresponding leaves of [a] and [b], which
+        have one structure; [iter f t] applies [f] to every leaf once, in
+        an order that does not change. *)
+    module type S = sig
+      type t
+      (** The structure. *)
+
+      val map : map_fn -> t -> t
+      (** [map f t] is [t] with [f.map] applied to each leaf. *)
+
+      val map2 : map2_fn -> t -> t -> t
+      (** [map2 f a b] is [a] and [b] combined leaf by leaf with [f.map2].
+
+          Raises [Invalid_argument] if they differ in structure. *)
+
+      val iter : iter_fn -> t -> unit
+      (** [iter f t] applies [f.iter] to each leaf of [t]. *)
+    end
+
+    (** A leaf whatever its dtype. *)
+    type tensor = P : ('a, 'b) leaf -> tensor
+
+    (** The stock dynamic tree, itself an {!S}. *)
+    type t =
+      | Tensor of tensor  (** A leaf. *)
+      | List of t list  (** An ordered branch. *)
+      | Dict of (string * t) list  (** A branch of named parts, in order. *)
+
+    val tensor : ('a, 'b) leaf -> t
+    (** [tensor x] is [Tensor (P x)]. *)
+
+    val list : t list -> t
+    (** [list ts] is [List ts]. *)
+
+    val dict : (string * t) list -> t
+    (** [dict kvs] is [Dict kvs].
+
+        Raises [Invalid_argument] if a key repeats. *)
+
+    val map : map_fn -> t -> t
+    (** [map f t] is [t] with [f.map] applied to each leaf, in the order of
+        {!val-iter}. *)
+
+    val map2 : map2_fn -> t -> t -> t
+    (** [map2 f a b] is [a] and [b] combined leaf by leaf with [f.map2].
+
+        Raises [Invalid_argument] naming the path (["Ptree.map2: at w.0:
+        ..."]) where they differ in structure, keys or a leaf's dtype. *)
+
+    val iter : iter_fn -> t -> unit
+    (** [iter f t] applies [f.iter] to each leaf, lists in order, dicts in
+        the order of their keys as given. *)
+  end
 
   (** {1:infix Operators} *)
 
