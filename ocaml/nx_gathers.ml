@@ -17,11 +17,15 @@ module Make (K : Nx_kernel.S) = struct
     let d = dtype idx in
     if not (D.is_integer d) then fail name "%s indices are not integers" (D.name d);
     if size idx > 0 && n = 0 then fail name "an index into an axis of extent 0";
-    let extreme m =
-      item [] (reduce_with name D.Int64 (identity_nodes D.Int64) (Nx_kernel.Monoid m) idx)
-    in
     if mode = `raise && size idx > 0 then begin
-      let lo = extreme Nx_kernel.Min and hi = extreme Nx_kernel.Max in
+      (* the least and the greatest index, in one pass *)
+      let lo = Arr.create D.Int64 [||] and hi = Arr.create D.Int64 [||] in
+      let p = program name ~operands:[| D.Any d |] (identity_nodes D.Int64) D.Int64 in
+      answer name
+        (K.reduce p ~shape:(Iarray.of_array (shape idx)) ~axes:(Iarray.init (ndim idx) Fun.id)
+           (Iarray.of_list [ (Nx_kernel.Monoid Nx_kernel.Min, 0); (Nx_kernel.Monoid Nx_kernel.Max, 0) ])
+           ~dsts:(Iarray.of_list [ Arr.Any lo; Arr.Any hi ]) (loads [ Arr.Any idx ]));
+      let lo = Arr.get lo [||] and hi = Arr.get hi [||] in
       let bad = if Int64.compare lo (Int64.of_int (-n)) < 0 then Some lo
         else if Int64.compare hi (Int64.of_int n) >= 0 then Some hi else None in
       Option.iter (fun i -> fail name "index %Ld is out of bounds for an axis of extent %d" i n) bad
