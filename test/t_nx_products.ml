@@ -178,6 +178,22 @@ let factorisations () =
   let w = flip (small [| 2; 4 |] 43) in
   let q, r = qr w in
   close ~tol:1e-9 "wide" w (matmul q r);
+  (* complex: a = L Lᴴ, a = q r, and vecdot conjugates its first operand *)
+  let cplx re im = init complex128 (shape re) (fun i -> { Complex.re = get re i; im = get im i }) in
+  let bz = cplx (small [| 3; 3 |] 44) (small [| 3; 3 |] 45) in
+  let herm = add (matmul bz (conjugate (matrix_transpose bz))) (mul_s (eye complex128 3) { Complex.re = 3.; im = 0. }) in
+  let lz = cholesky herm in
+  let parts t = (init float64 (shape t) (fun i -> (get t i).Complex.re), init float64 (shape t) (fun i -> (get t i).Complex.im)) in
+  let back = matmul lz (conjugate (matrix_transpose lz)) in
+  close ~tol:1e-9 "complex L Lᴴ: real" (fst (parts herm)) (fst (parts back));
+  close ~tol:1e-9 "complex L Lᴴ: imaginary" (snd (parts herm)) (snd (parts back));
+  let qz, rz = qr bz in
+  let back = matmul qz rz in
+  close ~tol:1e-9 "complex q r: real" (fst (parts bz)) (fst (parts back));
+  close ~tol:1e-9 "complex q r: imaginary" (snd (parts bz)) (snd (parts back));
+  let v = vecdot bz bz in
+  close "vecdot of complex rows: |x|²" (sum ~axes:[ 1 ] (fst (parts (mul (conjugate bz) bz)))) (fst (parts v));
+  close "vecdot of complex rows: real" (zeros float64 [| 3 |]) (snd (parts v));
   raises_named "qr" (fun () -> qr (small [| 3 |] 1));
   raises_named "qr" (fun () -> qr (create int32 [| 1; 1 |] [| 1l |]))
 
