@@ -1,4 +1,4 @@
-(* The core of Nx, over a kernel library: types and dtypes, errors,
+(** The core of Nx, over a kernel library: types and dtypes, errors,
    properties, views, the cache of programs, broadcasting and the calls that
    run one program over broadcast operands ([elementwise], [copy_into]).
    Every other part of Nx is built on it (see Nx_frontend). *)

@@ -1,4 +1,4 @@
-(* Nx's creation and conversions: [full], [create], [arange], [linspace],
+(** Nx's creation and conversions: [full], [create], [arange], [linspace],
    [copy], [cast], bigarrays and buffers. Built on Nx_core. *)
 
 module Make (K : Nx_kernel.S) = struct

@@ -1,4 +1,4 @@
-(* Nx's elementwise functions: arithmetic with its scalar forms, math,
+(** Nx's elementwise functions: arithmetic with its scalar forms, math,
    comparisons, logic, bitwise, [where], [clip]: each one map call over
    broadcast operands. Built on Nx_indexing. *)
 

@@ -1,8 +1,8 @@
-(* Nx's gathers and scatters, through the gather and scatter kernels:
+(** Nx's gathers and scatters, through the gather and scatter kernels:
    [take], [take_along_axis], [put], [index_put], [put_along_axis],
    [scatter], [compress], [extract], [nonzero], [argwhere]. Positions are
    int64 tensors that one map computes from the caller's indices (wrapped,
-   clipped, or checked by two reductions, then counted from the end where
+   clipped, or checked by one reduce of Min and Max, then counted from the end where
    negative); the positions of true elements come from a scan and a
    scatter. Built on Nx_reductions. *)
 

@@ -1,4 +1,4 @@
-(* Nx's indexing by integers and ranges: [get], [set], [item], [slice],
+(** Nx's indexing by integers and ranges: [get], [set], [item], [slice],
    [set_slice]. Built on Nx_shapes. *)
 
 module Make (K : Nx_kernel.S) = struct

@@ -1,4 +1,4 @@
-(* Nx's products and matrices: [outer], [kron], [cross] by the map kernel;
+(** Nx's products and matrices: [outer], [kron], [cross] by the map kernel;
    [dot], [matmul], [vdot], [vecdot], [inner], [tensordot], [einsum],
    [multi_dot], [matrix_power] by the contract kernel (matrix_power's
    inverse by lu and solve_triangular); [cholesky] and [qr] by theirs.

@@ -1,4 +1,4 @@
-(* Nx's printing: [pp], [to_string], [print]. Built on Nx_random. *)
+(** Nx's printing: [pp], [to_string], [print]. Built on Nx_random. *)
 
 module Make (K : Nx_kernel.S) = struct
   include Nx_random.Make (K)

@@ -1,4 +1,4 @@
-(* Nx's parameter trees: the traversal interface Ptree.S and the stock
+(** Nx's parameter trees: the traversal interface Ptree.S and the stock
    dynamic tree Ptree.t. No kernel runs here: a traversal calls the
    caller's function on each leaf. Built on Nx_printing. *)
 

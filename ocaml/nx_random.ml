@@ -1,4 +1,4 @@
-(* Nx's random numbers: keys ([Rng]) and samplers, each a program of
+(** Nx's random numbers: keys ([Rng]) and samplers, each a program of
    counter-based bits that the map kernel runs; [permutation] and
    [shuffle] by the sort and gather kernels. Built on Nx_linalg. *)
 

@@ -1,4 +1,4 @@
-(* Nx's reductions and scans through the reduce and scan kernels: [sum],
+(** Nx's reductions and scans through the reduce and scan kernels: [sum],
    [max], [mean], [var], [argmax], [cumsum], ... Built on Nx_elementwise. *)
 
 module Make (K : Nx_kernel.S) = struct

@@ -1,4 +1,4 @@
-(* Nx's shapes and views: [reshape], broadcasting, [transpose], [flip],
+(** Nx's shapes and views: [reshape], broadcasting, [transpose], [flip],
    joins and splits, [pad], [tile], [repeat], triangles, diagonals,
    [meshgrid], [one_hot]. Views are O(1); the rest copy through the map
    kernel. Built on Nx_creation. *)

@@ -1,4 +1,4 @@
-(* Nx's sorts, through the sort kernel: [sort], [argsort]. Built on
+(** Nx's sorts, through the sort kernel: [sort], [argsort]. Built on
    Nx_gathers. *)
 
 module Make (K : Nx_kernel.S) = struct
