@@ -13,15 +13,7 @@
     (the archive of [nx_cpu.top], loaded in toplevels alone) and in utop
     (the attribute below). The plain [ocaml] toplevel writes types with
     their module, as [(float, Nx.float32_elt) Nx.t], unless started with
-    [-short-paths]; utop writes them as above.
-
-    Not here yet, waiting for their kernels: gathers and scatters ([take],
-    [take_along_axis], [put], [index_put], [put_along_axis], [scatter],
-    [compress], [extract], [nonzero], [argwhere]), sorting ([sort],
-    [argsort], [permutation], [shuffle]), contractions ([dot], [matmul],
-    [vdot], [vecdot], [inner], [tensordot], [einsum], [multi_dot],
-    [matrix_power]) and factorisations ([cholesky], [qr]); and the [Ptree]
-    module of parameter trees. *)
+    [-short-paths]; utop writes them as above. *)
 
 include Nx_frontend_intf.S
 

@@ -15,8 +15,9 @@
     right; along each axis their extents must be equal or one of them 1. An
     operand that broadcasts is read through a view of stride 0, never copied.
 
-    {b Kernels.} Every loop over elements runs in the kernel library's [map],
-    [reduce] or [scan]: sums, products, extremes, means and scans have the
+    {b Kernels.} Every loop over elements runs in the kernel library: its
+    [map], [reduce], [scan], [gather], [scatter], [sort], [contract] and
+    matrix routines: sums, products, extremes, means and scans have the
     kernels' bits (lane order, see {!Nx_kernel}), whatever the layouts and
     threads. OCaml code reads or writes elements one by one only to build a
     tensor from OCaml values ({!S.create}, {!S.init}), to read them out
@@ -608,6 +609,96 @@ module type S = sig
 
       Raises [Invalid_argument] as {!item}. *)
 
+  (** {2:gathers Gathers and scatters}
+
+      Indices are [int32] tensors. Under [?mode] [`raise] (the default) an
+      index must lie in \[-n, n), [n] the extent it indexes, and a negative
+      one counts from the end; [`wrap] takes it modulo [n]; [`clip] clamps
+      it to \[0, n - 1\]. Out-of-bounds indices raise before anything is
+      read or written. *)
+
+  val take : ?axis:int -> ?mode:[ `raise | `wrap | `clip ] -> (int32, int32_elt) t -> ('a, 'b) t -> ('a, 'b) t
+  (** [take ?axis ?mode indices t] is the slices of [t] at [indices] along
+      [axis], of shape [t]'s with that axis replaced by [indices]' shape;
+      without [axis], the elements of the flattened [t] at [indices], of
+      [indices]' shape.
+
+      Raises [Invalid_argument] if an index is out of bounds under [`raise],
+      or [indices] index an axis of extent 0. *)
+
+  val take_along_axis : axis:int -> (int32, int32_elt) t -> ('a, 'b) t -> ('a, 'b) t
+  (** [take_along_axis ~axis indices t] is, at each index [j] of
+      [indices], [t]'s element at [j] with its position along [axis]
+      replaced by [indices]' element at [j]. [indices] has [t]'s rank and
+      broadcasts with it off [axis].
+
+      Raises [Invalid_argument] if the ranks differ, the shapes do not
+      broadcast off [axis], or an index is out of bounds. *)
+
+  val put :
+    ?axis:int -> indices:(int32, int32_elt) t -> values:('a, 'b) t -> ?mode:[ `raise | `wrap | `clip ] -> ('a, 'b) t -> unit
+  (** [put ?axis ~indices ~values ?mode t] writes into [t] the inverse of
+      {!take}: [values], broadcast to the shape [take ?axis indices t]
+      has, at [indices] along [axis] (of the flattened [t] without [axis]);
+      where indices repeat, the last write wins.
+
+      Raises [Invalid_argument] as {!take}, or if [values] does not
+      broadcast. *)
+
+  val index_put :
+    indices:(int32, int32_elt) t array -> values:('a, 'b) t -> ?mode:[ `raise | `wrap | `clip ] -> ('a, 'b) t -> unit
+  (** [index_put ~indices ~values ?mode t] writes [values] into [t] at the
+      coordinates [indices] hold, one index tensor per axis of [t], all
+      broadcast to one shape, [values] to it too; where coordinates repeat,
+      the last write (in C order) wins.
+
+      Raises [Invalid_argument] if the number of index tensors is not
+      [ndim t], the shapes do not broadcast, or an index is out of
+      bounds. *)
+
+  val put_along_axis : axis:int -> indices:(int32, int32_elt) t -> values:('a, 'b) t -> ('a, 'b) t -> unit
+  (** [put_along_axis ~axis ~indices ~values t] writes into [t] the inverse
+      of {!take_along_axis}: at each index [j] of [indices] (broadcast to
+      [t]'s extents off [axis]), [values]' element at [j] (broadcast to
+      that shape); where positions repeat, the last wins.
+
+      Raises [Invalid_argument] if the shapes are incompatible or an index
+      is out of bounds. *)
+
+  val scatter :
+    ?mode:[ `Set | `Add ] -> ?unique_indices:bool -> axis:int -> indices:(int32, int32_elt) t -> values:('a, 'b) t ->
+    ('a, 'b) t -> ('a, 'b) t
+  (** [scatter ?mode ?unique_indices ~axis ~indices ~values t] is a new
+      tensor: [t] with [values] placed as {!put_along_axis} places them,
+      [`Set] (the default) keeping the last update at a repeated position,
+      [`Add] adding every update to [t]'s element in C order of the
+      updates. [unique_indices] promises no position repeats; broken, the
+      result there is unspecified.
+
+      Raises [Invalid_argument] as {!put_along_axis}. *)
+
+  val compress : ?axis:int -> condition:(bool, bool_elt) t -> ('a, 'b) t -> ('a, 'b) t
+  (** [compress ?axis ~condition t] is the slices of [t] along [axis] (of
+      the flattened [t] without it) where the 1-D [condition] is [true];
+      [condition] may be shorter than the axis, the rest unselected.
+
+      Raises [Invalid_argument] if [condition] is not 1-D or is longer than
+      the axis. *)
+
+  val extract : condition:(bool, bool_elt) t -> ('a, 'b) t -> ('a, 'b) t
+  (** [extract ~condition t] is the 1-D tensor of [t]'s elements where
+      [condition] is [true], both flattened.
+
+      Raises [Invalid_argument] if their sizes differ. *)
+
+  val nonzero : ('a, 'b) t -> (int32, int32_elt) t array
+  (** [nonzero t] is, per axis of [t], the 1-D tensor of the coordinates
+      along it of [t]'s elements that are not zero, in C order. *)
+
+  val argwhere : ('a, 'b) t -> (int32, int32_elt) t
+  (** [argwhere t] is the tensor of shape [[k; ndim t]] whose rows are the
+      coordinates of [t]'s [k] elements that are not zero, in C order. *)
+
   (** {1:arith Arithmetic}
 
       Binary functions broadcast their operands; [_s] forms take a scalar
@@ -920,6 +1011,20 @@ module type S = sig
   (** [argmin ?axis ?keepdims t] is the position of the first least
       element, as {!argmax}. *)
 
+  (** {1:sorting Sorting} *)
+
+  val sort : ?descending:bool -> ?axis:int -> ('a, 'b) t -> ('a, 'b) t * (int32, int32_elt) t
+  (** [sort ?descending ?axis t] is [t] sorted along [axis] (default -1),
+      ascending unless [descending], stably, with the positions the sorted
+      elements had along [axis]. The order is total: [-0] below [+0], NaNs
+      last ascending (first descending), complex numbers by real then
+      imaginary part.
+
+      Raises [Invalid_argument] if [axis] is out of bounds. *)
+
+  val argsort : ?descending:bool -> ?axis:int -> ('a, 'b) t -> (int32, int32_elt) t
+  (** [argsort ?descending ?axis t] is [snd (sort ?descending ?axis t)]. *)
+
   (** {1:linalg Matrices} *)
 
   val diagonal : ?offset:int -> ?axis1:int -> ?axis2:int -> ('a, 'b) t -> ('a, 'b) t
@@ -948,6 +1053,104 @@ module type S = sig
       [b] along [axis] (default -1), the two broadcast.
 
       Raises [Invalid_argument] if that axis's extent is not 3. *)
+
+  (** {2:products Products}
+
+      The products run in the contract kernel, in the operands' dtype
+      (narrow floats accumulate in float32, bool in int64, so a bool product
+      is whether some term is true), each result rounded once. *)
+
+  val dot : ('a, 'b) t -> ('a, 'b) t -> ('a, 'b) t
+  (** [dot a b] contracts the last axis of [a] with the only axis of a 1-D
+      [b], else with [b]'s second-to-last axis; the result has [a]'s other
+      axes then [b]'s (no broadcasting).
+
+      Raises [Invalid_argument] if either is 0-D or the contracted extents
+      differ. *)
+
+  val matmul : ('a, 'b) t -> ('a, 'b) t -> ('a, 'b) t
+  (** [matmul a b] is the matrix product over the last two axes, the axes
+      before them broadcast; a 1-D [a] is a row, a 1-D [b] a column, their
+      axis dropped from the result.
+
+      Raises [Invalid_argument] if either is 0-D, the inner extents differ
+      or the batch axes do not broadcast. *)
+
+  val vdot : ('a, 'b) t -> ('a, 'b) t -> ('a, 'b) t
+  (** [vdot a b] is the 0-D sum of the products of the flattened [a],
+      conjugated where complex, and [b].
+
+      Raises [Invalid_argument] if their sizes differ. *)
+
+  val vecdot : ?axis:int -> ('a, 'b) t -> ('a, 'b) t -> ('a, 'b) t
+  (** [vecdot ?axis a b] is the sum along [axis] (default -1) of the
+      products of [a], conjugated where complex, and [b], broadcast.
+
+      Raises [Invalid_argument] if their extents along [axis] differ. *)
+
+  val inner : ('a, 'b) t -> ('a, 'b) t -> ('a, 'b) t
+  (** [inner a b] contracts the last axes of [a] and [b]; the result has
+      [a]'s other axes then [b]'s.
+
+      Raises [Invalid_argument] if either is 0-D or the last extents
+      differ. *)
+
+  val tensordot : ?axes:int list * int list -> ('a, 'b) t -> ('a, 'b) t -> ('a, 'b) t
+  (** [tensordot ?axes a b] contracts the axes of [a] in [fst axes] with
+      those of [b] in [snd axes], pair by pair (default: [a]'s last with
+      [b]'s first); the result has [a]'s other axes then [b]'s.
+
+      Raises [Invalid_argument] if the lists differ in length, an axis is
+      out of bounds or paired extents differ. *)
+
+  val einsum : string -> ('a, 'b) t array -> ('a, 'b) t
+  (** [einsum subscripts operands] is Einstein summation: ["ij,jk->ik"]
+      names each operand's axes by letters; a letter repeated within an
+      operand takes its diagonal, letters absent from the output are summed
+      over, and the output's axes are in its order (without ["->"], the
+      letters used once, alphabetically). Operands contract left to right.
+
+      Raises [Invalid_argument] if the subscripts are malformed (ellipses
+      are not supported), do not fit the operands, or one letter has two
+      extents. *)
+
+  val multi_dot : ('a, 'b) t array -> ('a, 'b) t
+  (** [multi_dot ts] is the product of the matrices [ts] (the first may be
+      a row vector, the last a column vector), in the association order of
+      fewest multiplications.
+
+      Raises [Invalid_argument] if [ts] is empty, the shapes do not chain,
+      or the dtype is not a float or complex dtype. *)
+
+  val matrix_power : ('a, 'b) t -> int -> ('a, 'b) t
+  (** [matrix_power t n] is each square matrix of [t] to the power [n], by
+      repeated squaring: the identity for [n = 0], powers of the inverse
+      (by an lu) for [n < 0].
+
+      Raises [Invalid_argument] if the matrices are not square, the dtype is
+      not a float or complex dtype, or [n < 0] and a matrix is singular. *)
+
+  (** {2:factor Factorisations}
+
+      They compute on each matrix of the last two axes, in float32 for the
+      narrow floats. *)
+
+  val cholesky : ?upper:bool -> ('a, 'b) t -> ('a, 'b) t
+  (** [cholesky ?upper a] is the lower triangular L with [a = L Lᴴ], or
+      with [upper] the upper triangular U with [a = Uᴴ U]; it reads [a]'s
+      lower triangle alone.
+
+      Raises [Invalid_argument] if a matrix is not square or not
+      positive-definite, or the dtype is not a float or complex dtype. *)
+
+  val qr : ?mode:[ `Complete | `Reduced ] -> ('a, 'b) t -> ('a, 'b) t * ('a, 'b) t
+  (** [qr ?mode a] is [(q, r)] with [a = q r], [q]'s columns orthonormal
+      and [r] upper triangular: for an m × n matrix and k = min(m, n),
+      [`Reduced] (the default) gives q of m × k and r of k × n,
+      [`Complete] q of m × m and r of m × n.
+
+      Raises [Invalid_argument] if [a] has fewer than 2 axes or the dtype
+      is not a float or complex dtype. *)
 
   (** {1:random Random numbers}
 
@@ -1016,6 +1219,15 @@ module type S = sig
 
       Raises [Invalid_argument] if [p] is not in \[0, 1\]. *)
 
+  val permutation : int -> (int32, int32_elt) t
+  (** [permutation n] is a random permutation of \[0, n - 1\].
+
+      Raises [Invalid_argument] if [n <= 0]. *)
+
+  val shuffle : ('a, 'b) t -> ('a, 'b) t
+  (** [shuffle t] is a copy of [t] with its first axis randomly permuted;
+      a copy of [t] if it is 0-D. *)
+
   val truncated_normal : ('a, 'b) dtype -> lower:float -> upper:float -> int array -> ('a, 'b) t
   (** [truncated_normal dtype ~lower ~upper shape] samples the standard
       normal distribution truncated to \[[lower], [upper]\], by its inverse
@@ -1050,6 +1262,83 @@ module type S = sig
 
   val print : ('a, 'b) t -> unit
   (** [print t] writes [t] and a newline on standard output. *)
+
+  (** {1:ptree Parameter trees} *)
+
+  (** Parameter trees: structures whose leaves are tensors. {!Ptree.S} is
+      the traversal interface (a record of tensors with one-line
+      traversals, typically); {!Ptree.t} is the stock instance for
+      structures known only at run time, and is itself an {!Ptree.S}. The
+      functions a traversal applies are polymorphic in the leaves' types,
+      so they come in records ({!Ptree.map_fn}, ...). *)
+  module Ptree : sig
+    type ('a, 'b) leaf = ('a, 'b) t
+    (** A leaf: a tensor of any dtype. *)
+
+    type map_fn = { map : 'a 'b. ('a, 'b) leaf -> ('a, 'b) leaf }
+    (** A function of each leaf, at its own dtype. *)
+
+    type map2_fn = { map2 : 'a 'b. ('a, 'b) leaf -> ('a, 'b) leaf -> ('a, 'b) leaf }
+    (** A function of two corresponding leaves, of one dtype. *)
+
+    type iter_fn = { iter : 'a 'b. ('a, 'b) leaf -> unit }
+    (** An action on each leaf. *)
+
+    (** Structures whose tensor leaves can be traversed. [map f t] applies
+        [f] to every leaf of [t] once and keeps [t]'s structure; [map2 f a
+        b] applies [f] to the corresponding leaves of [a] and [b], which
+        have one structure; [iter f t] applies [f] to every leaf once, in
+        an order that does not change. *)
+    module type S = sig
+      type t
+      (** The structure. *)
+
+      val map : map_fn -> t -> t
+      (** [map f t] is [t] with [f.map] applied to each leaf. *)
+
+      val map2 : map2_fn -> t -> t -> t
+      (** [map2 f a b] is [a] and [b] combined leaf by leaf with [f.map2].
+
+          Raises [Invalid_argument] if they differ in structure. *)
+
+      val iter : iter_fn -> t -> unit
+      (** [iter f t] applies [f.iter] to each leaf of [t]. *)
+    end
+
+    (** A leaf whatever its dtype. *)
+    type tensor = P : ('a, 'b) leaf -> tensor
+
+    (** The stock dynamic tree, itself an {!S}. *)
+    type t =
+      | Tensor of tensor  (** A leaf. *)
+      | List of t list  (** An ordered branch. *)
+      | Dict of (string * t) list  (** A branch of named parts, in order. *)
+
+    val tensor : ('a, 'b) leaf -> t
+    (** [tensor x] is [Tensor (P x)]. *)
+
+    val list : t list -> t
+    (** [list ts] is [List ts]. *)
+
+    val dict : (string * t) list -> t
+    (** [dict kvs] is [Dict kvs].
+
+        Raises [Invalid_argument] if a key repeats. *)
+
+    val map : map_fn -> t -> t
+    (** [map f t] is [t] with [f.map] applied to each leaf, in the order of
+        {!val-iter}. *)
+
+    val map2 : map2_fn -> t -> t -> t
+    (** [map2 f a b] is [a] and [b] combined leaf by leaf with [f.map2].
+
+        Raises [Invalid_argument] naming the path (["Ptree.map2: at w.0:
+        ..."]) where they differ in structure, keys or a leaf's dtype. *)
+
+    val iter : iter_fn -> t -> unit
+    (** [iter f t] applies [f.iter] to each leaf, lists in order, dicts in
+        the order of their keys as given. *)
+  end
 
   (** {1:infix Operators} *)
 

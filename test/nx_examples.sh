@@ -40,7 +40,7 @@ awk -v dir="$prefix" '
   n != "" { print > file }
 ' "$prefix/out"
 
-passed=0 failed=0 skipped=$(ls "$prefix"/skip.* 2>/dev/null | wc -l)
+passed=0 failed=0 skipped=$(find "$prefix" -maxdepth 1 -name 'skip.*' | wc -l)
 for n in $(seq "$count"); do
   f=$prefix/in.$n
   [[ -f $f ]] || continue

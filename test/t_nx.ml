@@ -3,13 +3,7 @@
 
 open Nx
 
-let raises_named name f =
-  match f () with
-  | _ -> Alcotest.failf "%s: no exception" name
-  | exception Invalid_argument m ->
-      let p = name ^ ": " in
-      if String.length m < String.length p || String.sub m 0 (String.length p) <> p then
-        Alcotest.failf "the message %S does not start with %S" m p
+let raises_named = Nx_support.raises_named
 
 let ints t = Array.to_list (Array.map Int32.to_int (to_array t))
 let floats t = Array.to_list (to_array t)
@@ -404,6 +398,25 @@ module Counting = struct
   let scan ?carry p ~axis r ~dsts loads =
     incr scans;
     Nx_cpu.scan ?carry p ~axis r ~dsts loads
+
+  (* gathers, scatters, sorts and contractions, in that order *)
+  let moves = Array.make 4 0
+
+  let gather ~axis ~dst idx x =
+    moves.(0) <- moves.(0) + 1;
+    Nx_cpu.gather ~axis ~dst idx x
+
+  let scatter c ~unique ~axis ~dst ~into idx u =
+    moves.(1) <- moves.(1) + 1;
+    Nx_cpu.scatter c ~unique ~axis ~dst ~into idx u
+
+  let sort ~axis ~descending ~values ~positions x =
+    moves.(2) <- moves.(2) + 1;
+    Nx_cpu.sort ~axis ~descending ~values ~positions x
+
+  let contract ~batch ~contracting ~segments ~acc ~dst ~init a b =
+    moves.(3) <- moves.(3) + 1;
+    Nx_cpu.contract ~batch ~contracting ~segments ~acc ~dst ~init a b
 end
 
 module Counted = Nx_frontend.Make (Counting)
@@ -415,9 +428,13 @@ let calls () =
     Counting.maps := 0;
     Counting.reduces := 0;
     Counting.scans := 0;
+    Array.fill Counting.moves 0 4 0;
     ignore (f ());
-    Alcotest.(check (list int)) (name ^ ": maps, reduces, scans") want [ !Counting.maps; !Counting.reduces; !Counting.scans ]
+    let got = [ !Counting.maps; !Counting.reduces; !Counting.scans ] @ Array.to_list Counting.moves in
+    let want = if List.length want = 3 then want @ [ 0; 0; 0; 0 ] else want in
+    Alcotest.(check (list int)) (name ^ ": maps, reduces, scans, gathers, scatters, sorts, contractions") want got
   in
+  let idx = Counted.create Counted.int32 [| 2 |] [| 1l; 0l |] in
   count "add with a broadcast row" (fun () -> Counted.add a row) [ 1; 0; 0 ];
   count "where" (fun () -> Counted.where (Counted.greater a a) a row) [ 2; 0; 0 ];
   count "add_s" (fun () -> Counted.add_s a 1.) [ 1; 0; 0 ];
@@ -434,6 +451,15 @@ let calls () =
       Counted.slice [ Counted.R (0, 1); Counted.Rs (2, -4, -1) ]
         (Counted.transpose (Counted.reshape [| 3; 2 |] (Counted.broadcast_to [| 2; 3 |] row |> Counted.contiguous |> Counted.flip))))
     [ 1; 0; 0 ];
+  count "matmul of a transposed view" (fun () -> Counted.matmul a (Counted.transpose a)) [ 0; 0; 0; 0; 0; 0; 1 ];
+  count "matmul, batch broadcast" (fun () -> Counted.matmul (Counted.reshape [| 1; 2; 3 |] a) (Counted.broadcast_to [| 4; 3; 2 |] (Counted.transpose a)))
+    [ 0; 0; 0; 0; 0; 0; 1 ];
+  count "take: bounds by one reduce, positions by one map" (fun () -> Counted.take ~axis:1 idx a) [ 1; 1; 0; 1; 0; 0; 0 ];
+  count "take, wrapped" (fun () -> Counted.take ~mode:`wrap idx a) [ 1; 0; 0; 1; 0; 0; 0 ];
+  count "scatter" (fun () -> Counted.scatter ~axis:0 ~indices:(Counted.reshape [| 2; 1 |] idx) ~values:row a) [ 1; 1; 0; 0; 1; 0; 0 ];
+  count "sort" (fun () -> Counted.sort a) [ 1; 0; 0; 0; 0; 1; 0 ];
+  count "compress" (fun () -> Counted.compress ~axis:1 ~condition:(Counted.create Counted.bool [| 3 |] [| true; false; true |]) a)
+    [ 2; 0; 1; 1; 1; 0; 0 ];
   count "refused before any kernel" (fun () -> try ignore (Counted.add a (Counted.ones Counted.float32 [| 4 |])) with Invalid_argument _ -> ()) [ 1; 0; 0 ]
 
 let tests =

@@ -1,7 +1,8 @@
-(* Properties of Nx's broadcasting, slicing and reshaping against plain
-   references, over random shapes and layouts: every operand is a view of a
-   larger buffer, its axes stepped, flipped, permuted, offset or broadcast
-   (stride 0). The references read elements one by one with Nx_array.get. *)
+(* Properties of Nx's broadcasting, slicing, reshaping, products, gathers,
+   scatters and sorts against plain references, over random shapes and
+   layouts: every operand is a view of a larger buffer, its axes stepped,
+   flipped, permuted, offset or broadcast (stride 0). The references read
+   elements one by one with Nx_array.get. *)
 
 open Nx
 
@@ -238,6 +239,98 @@ let movements =
          && agrees "repeat" (repeat ~axis:a k t) (fun idx -> get t (Array.mapi (fun b i -> if b = a then i / k else i) idx))
          && agrees "concatenate of array_split" (concatenate ~axis:a (array_split ~axis:a (`Count (1 + Random.State.int st 3)) t)) (get t)))
 
+let get = Nx_array.get
+let i32s l = create int32 [| List.length l |] (Array.of_list (List.map Int32.of_int l))
+
+let matmuls =
+  cases "matmul agrees with loops, batch axes broadcast, over any layouts and empty extents" 300 (fun st ->
+      let m = Random.State.int st 4 and k = Random.State.int st 4 and n = Random.State.int st 4 in
+      let batch = random_shape st ~max_rank:2 ~max_extent:3 in
+      let ones () = Array.map (fun e -> if Random.State.int st 3 = 0 then 1 else e) batch in
+      let a = layout st (Array.append (ones ()) [| m; k |]) and b = layout st (Array.append (ones ()) [| k; n |]) in
+      let c = matmul a b in
+      let r = Array.length batch in
+      let pick t o = Array.mapi (fun i e -> if e = 1 then 0 else o.(i)) (Array.sub (shape t) 0 r) in
+      List.for_all
+        (fun o ->
+          let bi = Array.sub o 0 r in
+          let s = ref 0l in
+          for l = 0 to k - 1 do
+            s := Int32.add !s (Int32.mul (get a (Array.append (pick a bi) [| o.(r); l |])) (get b (Array.append (pick b bi) [| l; o.(r + 1) |])))
+          done;
+          get c o = !s || QCheck.Test.fail_reportf "matmul of %s and %s" (show a) (show b))
+        (indices (shape c))
+      && (shape c = Array.concat [ Array.map2 (fun x y -> if x = 1 then y else x) (Array.sub (shape a) 0 r) (Array.sub (shape b) 0 r); [| m; n |] ]
+         || QCheck.Test.fail_reportf "the shape of matmul of %s and %s" (show a) (show b)))
+
+let gathers =
+  cases "take and take_along_axis agree with loops over any layouts" 300 (fun st ->
+      let sh = random_shape st ~max_rank:3 ~max_extent:4 in
+      let sh = if Array.length sh = 0 then [| 1 + Random.State.int st 3 |] else sh in
+      let t = layout st sh in
+      let a = Random.State.int st (Array.length sh) in
+      let n = sh.(a) in
+      let k = Random.State.int st 4 in
+      let idx = List.init (if n = 0 then 0 else k) (fun _ -> Random.State.int st (2 * n) - n) in
+      let norm i = if i < 0 then i + n else i in
+      let got = take ~axis:a (i32s idx) t in
+      let idxa = Array.of_list idx in
+      List.for_all (fun o ->
+          get got o = get t (Array.mapi (fun b i -> if b = a then norm idxa.(i) else i) o)
+          || QCheck.Test.fail_reportf "take along %d of %s" a (show t))
+        (indices (shape got))
+      &&
+      let ish = Array.mapi (fun b e -> if b = a then (if n = 0 then 0 else k) else e) sh in
+      (* positions in [-n, n) *)
+      let pos = if n = 0 then zeros int32 ish else sub_s (mod_s (layout st ish) (Int32.of_int (2 * n))) (Int32.of_int n) in
+      let got = take_along_axis ~axis:a pos t in
+      List.for_all (fun o ->
+          get got o = get t (Array.mapi (fun b i -> if b = a then norm (Int32.to_int (get pos o)) else i) o)
+          || QCheck.Test.fail_reportf "take_along_axis along %d of %s" a (show t))
+        (indices (shape got)))
+
+let sorts =
+  cases "sort is a stable sort along its axis over any layouts" 300 (fun st ->
+      let sh = random_shape st ~max_rank:3 ~max_extent:5 in
+      let sh = if Array.length sh = 0 then [| 3 |] else sh in
+      let t = mod_s (layout st sh) 7l in
+      let a = Random.State.int st (Array.length sh) in
+      let descending = Random.State.bool st in
+      let v, p = sort ~descending ~axis:a t in
+      List.for_all (fun o ->
+          o.(a) <> 0
+          ||
+          let line = List.init sh.(a) (fun i -> get t (Array.mapi (fun b x -> if b = a then i else x) o)) in
+          let order = List.stable_sort (fun i j -> let c = compare (List.nth line i) (List.nth line j) in if descending then -c else c) (List.init sh.(a) Fun.id) in
+          List.for_all (fun (r, i) ->
+              let at = Array.mapi (fun b x -> if b = a then r else x) o in
+              (Int32.to_int (get p at) = i && get v at = List.nth line i)
+              || QCheck.Test.fail_reportf "sort along %d of %s" a (show t))
+            (List.mapi (fun r i -> (r, i)) order))
+        (indices sh))
+
+let scatters =
+  cases "scatter `Add agrees with loops over any layouts" 300 (fun st ->
+      let sh = random_shape st ~max_rank:3 ~max_extent:4 in
+      let sh = if Array.length sh = 0 || Array.exists (( = ) 0) sh then [| 2; 3 |] else sh in
+      let t = layout st sh in
+      let a = Random.State.int st (Array.length sh) in
+      let k = Random.State.int st 4 in
+      let ish = Array.mapi (fun b e -> if b = a then k else e) sh in
+      let pos = init int32 ish (fun _ -> Int32.of_int (Random.State.int st sh.(a))) in
+      let values = layout st ish in
+      let got = scatter ~mode:`Add ~axis:a ~indices:pos ~values t in
+      let want = Hashtbl.create 16 in
+      List.iter (fun o ->
+          let at = Array.mapi (fun b x -> if b = a then Int32.to_int (get pos o) else x) o in
+          let cur = Option.value (Hashtbl.find_opt want at) ~default:(get t at) in
+          Hashtbl.replace want at (Int32.add cur (get values o)))
+        (indices ish);
+      List.for_all (fun o ->
+          get got o = Option.value (Hashtbl.find_opt want o) ~default:(get t o)
+          || QCheck.Test.fail_reportf "scatter along %d into %s" a (show t))
+        (indices sh))
+
 (* A fixed seed, so a failure reproduces; each case prints its own seed. *)
 let tests =
-  List.map (QCheck_alcotest.to_alcotest ~rand:(Random.State.make [| 2026 |])) [ broadcasting; slicing; setting_slices; reshaping; reshape_contiguous; movements ]
+  List.map (QCheck_alcotest.to_alcotest ~rand:(Random.State.make [| 2026 |])) [ broadcasting; slicing; setting_slices; reshaping; reshape_contiguous; movements; matmuls; gathers; sorts; scatters ]

@@ -11,6 +11,9 @@ let () =
       ("domains", T_domains.tests);
       ("Nx", T_nx.tests);
       ("Nx properties", T_nx_props.tests);
+      ("Nx gathers, scatters, sorts", T_nx_moves.tests);
+      ("Nx products and factorisations", T_nx_products.tests);
+      ("Nx.Ptree", T_nx_ptree.tests);
       ("Fourier transforms", T_fft.tests);
       ("contract", T_contract.tests);
       ("moves", T_moves.tests);
