@@ -11,6 +11,8 @@ pub mod layout;
 pub mod narrow;
 pub mod pool;
 #[cfg(test)]
+pub(crate) mod alloc_count;
+#[cfg(test)]
 pub(crate) mod cpu_clock;
 #[cfg(test)]
 pub(crate) mod test_rng;

@@ -2,10 +2,11 @@
 //! planned, let in by the door and run, as `ffi` does but for OCaml:
 //! `cargo test --release --no-default-features --lib ffi::calls::bench -- --ignored --nocapture`.
 //! Each figure is the least over rounds of the calling thread's CPU time
-//! per call.
+//! per call, with the allocations a call makes.
 
 use super::tests::{le, prog_words, vector};
 use super::*;
+use crate::core::alloc_count::allocations;
 use crate::core::call::Call;
 use crate::core::cpu_clock::thread_cpu_s;
 use crate::core::door;
@@ -24,6 +25,9 @@ fn time(name: &str, f: impl Fn()) {
     for _ in 0..1000 {
         f();
     }
+    let before = allocations();
+    f();
+    let allocated = allocations() - before;
     let per = 20_000;
     let best = (0..20)
         .map(|_| {
@@ -34,7 +38,7 @@ fn time(name: &str, f: impl Fn()) {
             (thread_cpu_s() - t) / per as f64
         })
         .fold(f64::INFINITY, f64::min);
-    println!("{name:28} {:8.0} ns", best * 1e9);
+    println!("{name:28} {:8.0} ns  {allocated:3} allocations", best * 1e9);
 }
 
 #[test]

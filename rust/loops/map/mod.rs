@@ -90,11 +90,10 @@ fn cache_size(text: &str) -> Option<usize> {
     digits.parse::<usize>().ok()?.checked_mul(unit)
 }
 
-/// Whether a loop over `operands` (destinations and loads) of `size`
-/// elements streams them from memory: they take more than
-/// [`cached_bytes`].
-fn streams(operands: &[&View], size: usize) -> bool {
-    let runs: usize = operands.iter().map(|v| v.layout.dtype.bytes().max(1)).sum();
+/// Whether a loop of `size` elements whose operands (destinations and
+/// loads) take `runs` bytes an element in all streams them from memory:
+/// they take more than [`cached_bytes`].
+fn streams(runs: usize, size: usize) -> bool {
     runs.saturating_mul(size) > cached_bytes()
 }
 
@@ -136,17 +135,18 @@ impl Tiling {
     }
 }
 
-/// How a loop of `prog` over `operands` (destinations and loads) of `size`
-/// elements walks its innermost axis, `strided` where an operand is.
-fn tiling(prog: &Prog, operands: &[&View], size: usize, strided: bool) -> Tiling {
-    if !streams(operands, size) {
+/// How a loop of `prog` of `size` elements, whose operands (destinations
+/// and loads) take `runs` bytes an element in all, walks its innermost
+/// axis, `strided` where an operand is.
+fn tiling(prog: &Prog, runs: usize, size: usize, strided: bool) -> Tiling {
+    if !streams(runs, size) {
         Tiling::Cached
     } else if strided {
-        Tiling::Blocked(fitted_tile(prog, operands))
+        Tiling::Blocked(fitted_tile(prog, runs))
     } else if prog.loads_into_transcendental() {
         Tiling::Fetched
     } else {
-        Tiling::Streamed(fitted_tile(prog, operands))
+        Tiling::Streamed(fitted_tile(prog, runs))
     }
 }
 
@@ -155,9 +155,8 @@ fn tiling(prog: &Prog, operands: &[&View], size: usize, strided: bool) -> Tiling
 /// read or written in place too: prefetched tiles so sized stream fastest
 /// (a + b in float32 ran a fifth faster on tiles of 256 to 512 elements
 /// than on 1024).
-fn fitted_tile(prog: &Prog, operands: &[&View]) -> usize {
+fn fitted_tile(prog: &Prog, runs: usize) -> usize {
     let columns: usize = prog.dtypes.iter().map(|&d| register_bytes(d)).sum();
-    let runs: usize = operands.iter().map(|v| v.layout.dtype.bytes().max(1)).sum();
     let fit = TILE_BYTES / (columns + runs).max(1);
     let pow2 = if fit == 0 { 1 } else { 1 << fit.ilog2() };
     pow2.clamp(TILE_MIN, TILE)
@@ -190,8 +189,9 @@ const LINE: usize = 64;
 /// a pass over fewer elements saves.
 const PARALLEL_MIN: usize = 1 << 18;
 
-/// A table of per-operand values, in place up to [`MAX_OPERANDS`] entries
-/// and on the heap beyond.
+/// A table of per-operand (or per-axis, or per-node) values, in place up to
+/// [`MAX_OPERANDS`] entries and on the heap beyond: a small loop so
+/// allocates none.
 #[derive(Clone, Debug)]
 enum Table<T: Copy + Default> {
     Inline([T; MAX_OPERANDS], usize),
@@ -219,6 +219,25 @@ impl<T: Copy + Default> Table<T> {
             Table::Inline(a, n) => &mut a[..*n],
             Table::Heap(v) => v,
         }
+    }
+    fn truncate(&mut self, len: usize) {
+        match self {
+            Table::Inline(_, n) => *n = len.min(*n),
+            Table::Heap(v) => v.truncate(len),
+        }
+    }
+}
+
+impl<T: Copy + Default> std::ops::Deref for Table<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T: Copy + Default> std::ops::DerefMut for Table<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.as_mut_slice()
     }
 }
 
@@ -450,7 +469,7 @@ fn copy_of(v: &View) -> Result<(View, Vec<u64>), String> {
 }
 
 /// An operand as a loop reads or writes it.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Operand {
     mem: Memory,
     dtype: Dtype,
@@ -461,6 +480,14 @@ struct Operand {
     /// Whether a run along the innermost axis is read or written in place
     /// as a column (see [`Operand::can_be_in_place`]).
     in_place: bool,
+}
+
+/// An empty operand, for a [`Table`]'s unused places.
+impl Default for Operand {
+    fn default() -> Operand {
+        let mem = Memory { base: std::ptr::null_mut(), bytes: 0 };
+        Operand { mem, dtype: Dtype::Bool, offset: 0, inner: 0, in_place: false }
+    }
 }
 
 impl Operand {
@@ -512,21 +539,21 @@ impl Operand {
 #[derive(Clone)]
 struct Loop {
     /// Extents of the outer axes (all but the innermost).
-    outer: Vec<usize>,
+    outer: Table<usize>,
     /// The innermost axis's extent.
     inner: usize,
     /// The operands: destinations, then loads.
-    ops: Vec<Operand>,
+    ops: Table<Operand>,
     /// Steps along the outer axes, axis by axis: operand `op`'s along axis
     /// `a` at `a * ops.len() + op`.
-    outer_steps: Vec<isize>,
+    outer_steps: Table<isize>,
     n_dsts: usize,
     /// For each node of the program, the destination its values are
     /// written straight into, if any (see [`written_in_place`]).
-    direct: Vec<Option<usize>>,
+    direct: Table<Option<usize>>,
     /// For each node of the program, whether it is a load whose runs its
     /// readers read in place (see [`read_in_place`]).
-    borrowed: Vec<bool>,
+    borrowed: Table<bool>,
     /// How the loop walks its innermost axis.
     tiling: Tiling,
     /// Elements of a tile (see [`Tiling::tile`]).
@@ -542,48 +569,41 @@ struct Loop {
 
 impl Loop {
     fn new(p: &Plan) -> Loop {
-        let views: Vec<&View> = p.dsts.iter().chain(&p.loads).collect();
-        let n = views.len();
-        let mut extents = p.shape.clone();
-        let mut steps = Vec::with_capacity(extents.len() * n);
-        for a in 0..extents.len() {
-            steps.extend(views.iter().map(|v| v.layout.strides[a]));
-        }
+        let (n_dsts, n) = (p.dsts.len(), p.dsts.len() + p.loads.len());
+        let view = |op: usize| if op < n_dsts { &p.dsts[op] } else { &p.loads[op - n_dsts] };
+        let mut extents = Table::from_fn(p.shape.len(), |a| p.shape[a]);
+        let mut steps = Table::from_fn(p.shape.len() * n, |i| view(i % n).layout.strides[i / n]);
         if p.prog.max_coord_axis().is_none() {
-            innermost_by_strides(&mut extents, &mut steps, &views);
-            merge_axes(&mut extents, &mut steps, n);
+            innermost_by_strides(extents.as_mut_slice(), steps.as_mut_slice(), n, |op| view(op).layout.dtype.bits());
+            let kept = merge_axes(extents.as_mut_slice(), steps.as_mut_slice(), n);
+            extents.truncate(kept);
+            steps.truncate(kept * n);
         }
-        let (inner, r) = match extents.last() {
-            Some(&e) => (e, extents.len() - 1),
+        let (inner, r) = match extents.as_slice().last() {
+            Some(&e) => (e, extents.as_slice().len() - 1),
             None => (1, 0),
         };
-        let mut ops: Vec<Operand> = views
-            .iter()
-            .enumerate()
-            .map(|(op, v)| {
-                let o = Operand {
-                    mem: v.memory,
-                    dtype: v.layout.dtype,
-                    offset: v.layout.offset as isize,
-                    inner: steps.get(r * n + op).copied().unwrap_or(0),
-                    in_place: false,
-                };
-                Operand { in_place: o.can_be_in_place(), ..o }
-            })
-            .collect();
         // A destination is written in place only where no load reaches its
         // bytes (as called: a copy made since reaches none of them): its
         // values are then final when written, and no column read in place
         // aliases it.
-        let n_dsts = p.dsts.len();
-        for (k, &reached) in p.reached.iter().enumerate() {
-            ops[k].in_place &= !reached;
-        }
-        let in_place: Vec<bool> = ops.iter().map(|o| o.in_place).collect();
-        let direct = written_in_place(&p.prog, &in_place[..n_dsts]);
-        let borrowed = read_in_place(&p.prog, &in_place[n_dsts..]);
-        let strided = ops.iter().any(Operand::strided);
-        let tiling = tiling(&p.prog, &views, p.shape.iter().product(), strided);
+        let ops = Table::from_fn(n, |op| {
+            let v = view(op);
+            let o = Operand {
+                mem: v.memory,
+                dtype: v.layout.dtype,
+                offset: v.layout.offset as isize,
+                inner: steps.as_slice().get(r * n + op).copied().unwrap_or(0),
+                in_place: false,
+            };
+            Operand { in_place: o.can_be_in_place() && !(op < n_dsts && p.reached[op]), ..o }
+        });
+        let in_place = Table::from_fn(n, |op| ops.as_slice()[op].in_place);
+        let direct = written_in_place(&p.prog, &in_place.as_slice()[..n_dsts]);
+        let borrowed = read_in_place(&p.prog, &in_place.as_slice()[n_dsts..]);
+        let strided = ops.as_slice().iter().any(Operand::strided);
+        let runs = ops.iter().map(|o| o.dtype.bytes().max(1)).sum();
+        let tiling = tiling(&p.prog, runs, p.shape.iter().product(), strided);
         let (tile, prefetches) = tiling.tile(streaming::choice().unwrap_or(streaming::UNMEASURED));
         extents.truncate(r);
         steps.truncate(r * n);
@@ -685,7 +705,7 @@ impl Loop {
         }
         let j0 = tile * self.tile;
         let n_ops = self.ops.len();
-        for (op, (b, o)) in base.iter_mut().zip(&self.ops).enumerate() {
+        for (op, (b, o)) in base.iter_mut().zip(self.ops.iter()).enumerate() {
             let outer: isize = index.iter().enumerate().map(|(a, &i)| i as isize * self.outer_steps[a * n_ops + op]).sum();
             *b = o.offset + outer + j0 as isize * o.inner;
         }
@@ -826,13 +846,13 @@ impl Loop {
 /// takes its values straight from the kind that computes them: a node
 /// computed by a kind (not a load, constant or coordinate), the output of
 /// that destination alone, and read by no other node.
-fn written_in_place(prog: &Prog, in_place: &[bool]) -> Vec<Option<usize>> {
-    let mut direct = vec![None; prog.nodes.len()];
+fn written_in_place(prog: &Prog, in_place: &[bool]) -> Table<Option<usize>> {
+    let mut direct = Table::from_fn(prog.nodes.len(), |_| None);
     for (k, &o) in prog.outputs.iter().enumerate() {
         let computed = !matches!(prog.nodes[o], Node::Load(_) | Node::Const(_) | Node::Coord(_));
         let once = prog.outputs.iter().filter(|&&p| p == o).count() == 1;
         if in_place[k] && computed && once && !prog.nodes.iter().any(|node| node.reads(o)) {
-            direct[o] = Some(k);
+            direct.as_mut_slice()[o] = Some(k);
         }
     }
     direct
@@ -841,24 +861,24 @@ fn written_in_place(prog: &Prog, in_place: &[bool]) -> Vec<Option<usize>> {
 /// For each node of `prog`, whether its readers read it in place: a load of
 /// an operand in place (`in_place`, by load), which no destination stores
 /// from its column.
-fn read_in_place(prog: &Prog, in_place: &[bool]) -> Vec<bool> {
-    let node_in_place = |(i, node): (usize, &Node)| match *node {
+fn read_in_place(prog: &Prog, in_place: &[bool]) -> Table<bool> {
+    Table::from_fn(prog.nodes.len(), |i| match prog.nodes[i] {
         Node::Load(k) => in_place[k] && !prog.outputs.contains(&i),
         _ => false,
-    };
-    prog.nodes.iter().enumerate().map(node_in_place).collect()
+    })
 }
 
 /// Moves to the innermost place the axis along which the most operand
 /// bytes lie next to each other (the last axis where none does better):
 /// a transposed operand read into a contiguous destination, say, is then
 /// read along its rows and the destination written along its columns.
-fn innermost_by_strides(extents: &mut [usize], steps: &mut [isize], views: &[&View]) {
-    let n = views.len();
+/// `steps` holds the `n` operands' steps axis by axis; `bits(op)` is the
+/// bits of operand `op`'s elements.
+fn innermost_by_strides(extents: &mut [usize], steps: &mut [isize], n: usize, bits: impl Fn(usize) -> usize) {
     let Some(last) = extents.len().checked_sub(1) else { return };
     let unit_bytes = |a: usize| -> usize {
-        let unit = |(op, v): (usize, &&View)| (steps[a * n + op].unsigned_abs() == 1).then(|| v.layout.dtype.bits());
-        if extents[a] > 1 { views.iter().enumerate().filter_map(unit).sum() } else { 0 }
+        let unit = |op: usize| (steps[a * n + op].unsigned_abs() == 1).then(|| bits(op));
+        if extents[a] > 1 { (0..n).filter_map(unit).sum() } else { 0 }
     };
     let best = (0..last).rev().fold(last, |b, a| if unit_bytes(a) > unit_bytes(b) { a } else { b });
     extents[best..].rotate_left(1);
@@ -867,8 +887,9 @@ fn innermost_by_strides(extents: &mut [usize], steps: &mut [isize], views: &[&Vi
 
 /// Merges neighbouring axes that every one of `n` operands steps through as
 /// one, after dropping axes of extent 1; `steps` holds the operands' steps
-/// axis by axis, as [`Loop::outer_steps`].
-fn merge_axes(extents: &mut Vec<usize>, steps: &mut Vec<isize>, n: usize) {
+/// axis by axis, as [`Loop::outer_steps`]. Gives the count of axes kept,
+/// first in both.
+fn merge_axes(extents: &mut [usize], steps: &mut [isize], n: usize) -> usize {
     let mut kept = 0;
     for a in 0..extents.len() {
         let e = extents[a];
@@ -882,8 +903,7 @@ fn merge_axes(extents: &mut Vec<usize>, steps: &mut Vec<isize>, n: usize) {
         steps.copy_within(a * n..(a + 1) * n, to * n);
         kept = to + 1;
     }
-    extents.truncate(kept);
-    steps.truncate(kept * n);
+    kept
 }
 
 /// A column of `n` copies of a constant given by its memory bits.

@@ -484,7 +484,7 @@ fn contiguous_aligned_runs_are_read_and_written_in_place() {
         let v: Vec<View> = bufs.iter_mut().map(|b| View::new(Layout::contiguous(f, &[8, 8]), b.memory_from(skip)).unwrap()).collect();
         let p = plan(prog.clone(), v[..2].to_vec(), v[2..].to_vec()).unwrap();
         let lp = Loop::new(&p);
-        (lp.direct.clone(), lp.borrowed.clone())
+        (lp.direct.to_vec(), lp.borrowed.to_vec())
     };
     assert_eq!(loop_of(&mut bufs, 0), (vec![None, None, Some(0)], vec![false, true, false]));
     // A byte off the alignment of f32: every run through a column.
@@ -492,7 +492,7 @@ fn contiguous_aligned_runs_are_read_and_written_in_place() {
     // A destination that a load reaches takes its values from a column.
     let v: Vec<View> = bufs.iter_mut().map(|b| View::new(Layout::contiguous(f, &[8, 8]), b.memory()).unwrap()).collect();
     let p = plan(prog.clone(), vec![v[2].clone(), v[1].clone()], v[2..].to_vec()).unwrap();
-    assert_eq!(Loop::new(&p).direct, vec![None; 3]);
+    assert_eq!(Loop::new(&p).direct.to_vec(), vec![None; 3]);
 }
 
 #[test]
