@@ -154,6 +154,27 @@ let assemble ~spec:_ ~shape ~layout:_ =
   let dst = zeros Dtype.Float32 [| pieces * n |] in
   fun () -> check (Nx_cpu.assemble ~fill:0. ~dst (Iarray.of_array each))
 
+(* Runs packed end to end. SHAPE: n x runs x length: that many runs of
+   that length out of a vector of n, each from a position drawn at random. *)
+let ranges ~spec:_ ~shape ~layout:_ =
+  let n, runs, length = (shape.(0), shape.(1), shape.(2)) in
+  let x = reals Dtype.Float32 [| n |] 0 in
+  let starts = init Bigarray.int64 [| runs |] (fun j -> Int64.unsigned_rem (mix 1 j) (Int64.of_int (n - length + 1))) in
+  let ends = init Bigarray.int64 [| runs |] (fun j -> Int64.of_int ((j + 1) * length)) in
+  let dst = zeros Dtype.Float32 [| runs * length |] in
+  fun () -> check (Nx_cpu.gather_ranges ~dst ~starts ~ends x)
+
+(* The adjoint of a load of k x k windows, stride 1, padded by k / 2 on
+   both sides of the last two axes. SHAPE: the destination's, then k. *)
+let fold ~spec:_ ~shape ~layout:_ =
+  let k = shape.(3) and dst_shape = Array.sub shape 0 3 in
+  let window = Some { K.size = k; stride = 1; dilation = 1 } in
+  let h = k / 2 in
+  let pad = { K.before = [| 0; h; h |]; after = [| 0; h; h |]; windows = [| None; window; window |]; fill = 0. } in
+  let x = reals Dtype.Float32 (K.Shape.padded pad dst_shape) 0 in
+  let dst = zeros Dtype.Float32 dst_shape in
+  fun () -> check (Nx_cpu.fold pad ~dst x)
+
 (* Fourier transforms. SHAPE: the operand's; the transform runs along its
    last axis, or its last two for [two]. *)
 let fft ~two ~spec ~shape ~layout:_ =
@@ -248,6 +269,8 @@ let all =
     ("scatter_add", scatter K.Add);
     ("scatter_set", scatter K.Set);
     ("assemble", assemble);
+    ("ranges", ranges);
+    ("fold", fold);
     ("fft", fft ~two:false);
     ("fft_prime", fft ~two:false);
     ("fft2", fft ~two:true);

@@ -206,6 +206,41 @@ def assemble_moved(spec: str, shape: Shape) -> int:
     return 2 * shape[0] * shape[1] * 4
 
 
+def ranges(spec: str, shape: Shape, layout: str):
+    n, runs, length = shape
+    x = reals(np.float32, (n,), 0)
+    starts = (mix(1, runs) % np.uint64(n - length + 1)).astype(np.int64)
+    pieces = [x[s:s + length] for s in starts]
+    out = np.zeros(runs * length, np.float32)
+    return lambda: np.concatenate(pieces, out=out)
+
+
+def ranges_moved(spec: str, shape: Shape) -> int:
+    return 2 * shape[1] * shape[2] * 4
+
+
+def fold(spec: str, shape: Shape, layout: str):
+    """A loop over taps adding shifted slices into a padded sum, then its
+    inside."""
+    b, rows, cols, k = shape
+    h = k // 2
+    x = reals(np.float32, (b, rows + 2 * h - k + 1, cols + 2 * h - k + 1, k, k), 0)
+    padded = np.zeros((b, rows + 2 * h, cols + 2 * h), np.float32)
+
+    def run():
+        padded.fill(0)
+        for i in range(k):
+            for j in range(k):
+                padded[:, i:i + x.shape[1], j:j + x.shape[2]] += x[..., i, j]
+        return padded[:, h:h + rows, h:h + cols].copy()
+    return run
+
+
+def fold_moved(spec: str, shape: Shape) -> int:
+    b, rows, cols, k = shape
+    return (k * k + 1) * b * rows * cols * 4
+
+
 # Fourier transforms, by scipy.fft with the setting's threads.
 
 def fft(spec: str, shape: Shape, layout: str):
@@ -314,6 +349,8 @@ CASES = [
     KernelCase("scatter_set", ("float32",), (None, (1000000, 100000), (10000000, 1000000)), scatter_set,
                scatter_moved),
     KernelCase("assemble", ("float32",), (None, (8, 100000), (8, 1000000)), assemble, assemble_moved),
+    KernelCase("ranges", ("float32",), (None, (1000000, 100, 5000), (10000000, 1000, 5000)), ranges, ranges_moved),
+    KernelCase("fold", ("float32",), (None, (8, 64, 64, 3), (64, 256, 256, 3)), fold, fold_moved),
     KernelCase("fft", ("complex64", "complex128"), ((1024,), (65536,), (1048576,)), fft, fft_moved, "scipy",
                flops=fft_flops),
     KernelCase("fft_prime", ("complex128",), (None, None, (1000003,)), fft, fft_moved, "scipy", flops=fft_flops),

@@ -26,5 +26,17 @@ let slice_sum ~spec:_ ~shape ~layout:_ =
   let rows, cols = (shape.(0), shape.(1)) in
   fun () -> ignore (Nx.sum (Nx.slice [ Nx.R (0, rows / 2); Nx.Rs (0, cols, 2) ] x))
 
-let all = [ ("nx_add", add); ("nx_sum", sum); ("nx_softmax", softmax); ("nx_slice_sum", slice_sum) ]
+(* A product of two square matrices. *)
+let matmul ~spec:_ ~shape ~layout:_ =
+  let a = reals shape 0 and b = reals shape 1 in
+  fun () -> ignore (Nx.matmul a b)
+
+let all =
+  [
+    ("nx_add", add);
+    ("nx_sum", sum);
+    ("nx_softmax", softmax);
+    ("nx_matmul", matmul);
+    ("nx_slice_sum", slice_sum);
+  ]
 let find name = List.assoc_opt name all

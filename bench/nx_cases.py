@@ -31,6 +31,11 @@ def slice_sum(spec, shape, layout):
     return lambda: x[: rows // 2, 0:cols:2].sum()
 
 
+def matmul(spec, shape, layout):
+    a, b = reals(np.float32, shape, 0), reals(np.float32, shape, 1)
+    return lambda: a @ b
+
+
 def size(shape) -> int:
     return int(np.prod(shape))
 
@@ -39,6 +44,8 @@ CASES = [
     KernelCase("nx_add", ("float32",), ((32, 32), (316, 316), (3162, 3162)), add, lambda s, sh: 12 * size(sh)),
     KernelCase("nx_sum", ("float32",), ((1024,), (99856,), (9998244,)), total, lambda s, sh: 4 * size(sh)),
     KernelCase("nx_softmax", ("float32",), (None, (512, 1024), (4096, 1024)), softmax, lambda s, sh: 8 * size(sh)),
+    KernelCase("nx_matmul", ("float32",), (None, (256, 256), (1024, 1024)), matmul, lambda s, sh: 12 * size(sh),
+               flops=lambda s, sh: 2 * sh[0] ** 3),
     KernelCase("nx_slice_sum", ("float32",), (None, (1024, 1024), (4096, 4096)), slice_sum,
                lambda s, sh: size(sh)),
 ]
