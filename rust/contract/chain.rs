@@ -16,6 +16,8 @@ use super::plan::scale_reader;
 use super::plan::{Plan, Side, Sink};
 use crate::core::dtype::Dtype;
 use crate::core::{isa, pool};
+use std::any::Any;
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
 /// Data cache sizes in bytes: L1, L2 and L3 of core 0.
@@ -57,22 +59,27 @@ pub fn caches() -> Caches {
 /// depth `k` over `nb` batches by microkernel `mk`: `(kc, mc, nc)`. A
 /// slice of `kc` depths of a b panel fills about half the L1 cache, a
 /// tile's packed a (`mc` rows) about half the L2, its packed b (`nc`
-/// columns) about a quarter of the L3. Tiles are halved while they are
-/// fewer than twice the threads, down to 8 panels a side.
+/// columns) about a quarter of the L3, the rows and columns cut into tiles
+/// of about one size. Tiles are halved while they are fewer than twice
+/// the threads, down to 8 panels a side.
 fn blocking<E: Elem>(mk: Micro<E>, nb: usize, m: usize, n: usize, k: usize, threads: usize) -> (usize, usize, usize) {
     let c = caches();
     let size = std::mem::size_of::<E>();
     let (mr, nr) = (mk.mr, mk.nr);
     let kc = (c.l1 / 2 / (nr * size)).clamp(32, 1024).min(k.max(1));
     let fit = |bytes: usize, panel: usize| ((bytes / (kc * size)) / panel).max(1) * panel;
-    let mut mc = fit(c.l2 / 2, mr).min(m.div_ceil(mr) * mr);
-    let mut nc = fit(c.l3 / 4, nr).min(n.div_ceil(nr) * nr);
+    // The extent cut into as few tiles of at most `cap` as can be, of
+    // about one size, whole panels each.
+    let even = |extent: usize, cap: usize, panel: usize| extent.div_ceil(extent.div_ceil(cap).max(1)).div_ceil(panel) * panel;
+    let mut mc = even(m, fit(c.l2 / 2, mr), mr);
+    let mut nc = even(n, fit(c.l3 / 4, nr), nr);
     let tiles = |mc: usize, nc: usize| nb * m.div_ceil(mc) * n.div_ceil(nc);
     while tiles(mc, nc) < 2 * threads {
-        if nc >= mc && nc > 8 * nr {
-            nc = (nc / 2).div_ceil(nr) * nr;
-        } else if mc > 8 * mr {
-            mc = (mc / 2).div_ceil(mr) * mr;
+        let (m2, n2) = (even(m, mc / 2, mr), even(n, nc / 2, nr));
+        if nc >= mc && nc > 8 * nr && n2 < nc {
+            nc = n2;
+        } else if mc > 8 * mr && m2 < mc {
+            mc = m2;
         } else {
             break;
         }
@@ -162,43 +169,68 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
     // The most rows and columns of a tile, whole panels.
     let (mp, np) = (mc.min(p.m).div_ceil(mr), nc.min(p.n).div_ceil(nr));
     let kc_max = kc.min(p.k);
-    // Each part runs every `parts`-th tile, reusing its scratch.
+    // Each part runs every `parts`-th tile in the thread's scratch: the
+    // tile's sums, rows `ldc` apart (a vector more than the tile's width,
+    // so that a microkernel's rows do not share the L1 cache's sets), then
+    // the packed a and b.
+    let ldc_max = np * nr + nr;
+    let (c_len, a_len) = (mp * mr * ldc_max, mp * mr * kc_max);
     let parts = tiles.min(pool::threads());
     pool::run_parts(parts, |part| {
-        let mut c = vec![E::ZERO; mp * mr * np * nr];
-        let mut pa = vec![E::ZERO; mp * mr * kc_max];
-        let mut pb = vec![E::ZERO; np * nr * kc_max];
-        for t in (part..tiles).step_by(parts) {
-            let (bi, rest) = (t / (ti * tj), t % (ti * tj));
-            let (i0, j0) = ((rest / tj) * mc, (rest % tj) * nc);
-            let (i1, j1) = ((i0 + mc).min(p.m), (j0 + nc).min(p.n));
-            let (mp, np) = ((i1 - i0).div_ceil(mr), (j1 - j0).div_ceil(nr));
-            let ldc = np * nr;
-            let c = &mut c[..mp * mr * ldc];
-            c.fill(E::ZERO);
-            for i in i0..i1 {
-                p.init_row(ri, bi, i, j0, &mut c[(i - i0) * ldc..][..j1 - j0]);
-            }
-            let mut k0 = 0;
-            while k0 < p.k {
-                let kn = kc.min(p.k - k0);
-                let (pa, pb) = (&mut pa[..mp * mr * kn], &mut pb[..np * nr * kn]);
-                pack(&p.a, ra, p.acc, bi, (i0, i1), mr, k0, kn, pa);
-                pack(&p.b, rb, p.acc, bi, (j0, j1), nr, k0, kn, pb);
-                for jp in 0..np {
-                    for ip in 0..mp {
-                        // SAFETY: the panels hold kn depths of mr and nr
-                        // values; the tile lies in `c`, this part's own;
-                        // `E::micro` gave a kernel of this CPU's
-                        // instructions.
-                        unsafe { (mk.run)(kn, pa.as_ptr().add(ip * mr * kn), pb.as_ptr().add(jp * nr * kn), c.as_mut_ptr().add(ip * mr * ldc + jp * nr), ldc) };
-                    }
+        with_scratch(c_len + a_len + np * nr * kc_max, |scratch: &mut [E]| {
+            let (c, rest) = scratch.split_at_mut(c_len);
+            let (pa, pb) = rest.split_at_mut(a_len);
+            for t in (part..tiles).step_by(parts) {
+                let (bi, rest) = (t / (ti * tj), t % (ti * tj));
+                let (i0, j0) = ((rest / tj) * mc, (rest % tj) * nc);
+                let (i1, j1) = ((i0 + mc).min(p.m), (j0 + nc).min(p.n));
+                let (mp, np) = ((i1 - i0).div_ceil(mr), (j1 - j0).div_ceil(nr));
+                let ldc = np * nr + nr;
+                let c = &mut c[..mp * mr * ldc];
+                c.fill(E::ZERO);
+                for i in i0..i1 {
+                    p.init_row(ri, bi, i, j0, &mut c[(i - i0) * ldc..][..j1 - j0]);
                 }
-                k0 += kn;
+                let mut k0 = 0;
+                while k0 < p.k {
+                    let kn = kc.min(p.k - k0);
+                    let (pa, pb) = (&mut pa[..mp * mr * kn], &mut pb[..np * nr * kn]);
+                    pack(&p.a, ra, p.acc, bi, (i0, i1), mr, k0, kn, pa);
+                    pack(&p.b, rb, p.acc, bi, (j0, j1), nr, k0, kn, pb);
+                    for jp in 0..np {
+                        for ip in 0..mp {
+                            // SAFETY: the panels hold kn depths of mr and
+                            // nr values; the tile lies in `c`, this part's
+                            // own; `E::micro` gave a kernel of this CPU's
+                            // instructions.
+                            unsafe { (mk.run)(kn, pa.as_ptr().add(ip * mr * kn), pb.as_ptr().add(jp * nr * kn), c.as_mut_ptr().add(ip * mr * ldc + jp * nr), ldc) };
+                        }
+                    }
+                    k0 += kn;
+                }
+                for i in i0..i1 {
+                    sink.put(bi, i, j0, &c[(i - i0) * ldc..][..j1 - j0]);
+                }
             }
-            for i in i0..i1 {
-                sink.put(bi, i, j0, &c[(i - i0) * ldc..][..j1 - j0]);
-            }
-        }
+        })
     });
+}
+
+/// Runs `f` on `len` values of scratch of this thread's, kept from one
+/// call to the next (up to 64 MiB) so that a call neither allocates nor
+/// clears it again; its values are unspecified.
+fn with_scratch<E: Elem, R>(len: usize, f: impl FnOnce(&mut [E]) -> R) -> R {
+    thread_local! {
+        static SCRATCH: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
+    }
+    let kept = SCRATCH.with(|s| s.borrow_mut().take()).and_then(|b| b.downcast::<Vec<E>>().ok());
+    let mut v = kept.map_or_else(Vec::new, |b| *b);
+    if v.len() < len {
+        v.resize(len, E::ZERO);
+    }
+    let r = f(&mut v[..len]);
+    if v.len() * std::mem::size_of::<E>() <= 64 << 20 {
+        SCRATCH.with(|s| *s.borrow_mut() = Some(Box::new(v)));
+    }
+    r
 }

@@ -7,7 +7,7 @@
 //! in `i32` where w is at most 32, else in `i64`, wrapping: a sum modulo
 //! 2^32 or 2^64 is the sum modulo 2^w once cut to w bits.
 
-use crate::loops::column::{Col, C32, C64};
+use crate::loops::column::{ColRef, C32, C64};
 use crate::core::dtype::Dtype;
 use crate::core::narrow;
 use crate::reduce::lanes::{fold16, Lane};
@@ -156,7 +156,7 @@ pub trait Elem: Copy + Default + PartialEq + Send + Sync + std::fmt::Debug + 'st
     /// there is one, else the crate's baseline's.
     fn micro(wide: bool) -> Micro<Self>;
     /// A column of [`Elem::DTYPE`] holding `v`.
-    fn column(v: &[Self]) -> Col;
+    fn column(v: &[Self]) -> ColRef<'_>;
 }
 
 /// Sums in the acc as the lanes of lane order combine them: by
@@ -241,8 +241,8 @@ macro_rules! real_elem {
             fn micro(wide: bool) -> Micro<$t> {
                 $micro(wide)
             }
-            fn column(v: &[$t]) -> Col {
-                Col::$col(v.to_vec())
+            fn column(v: &[$t]) -> ColRef<'_> {
+                ColRef::$col(v)
             }
         }
     };
@@ -316,8 +316,8 @@ macro_rules! complex_elem {
             fn micro(wide: bool) -> Micro<$t> {
                 super::simd::$micro(wide)
             }
-            fn column(v: &[$t]) -> Col {
-                Col::$col(v.to_vec())
+            fn column(v: &[$t]) -> ColRef<'_> {
+                ColRef::$col(v)
             }
         }
     };

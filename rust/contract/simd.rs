@@ -7,8 +7,9 @@
 //! a time in increasing depth, exactly as [`Elem::fma`] chains them, so
 //! every tile, every instruction set and the portable form give the same
 //! bits. On x86-64 float32 and float64 have two: AVX2's of 6 rows of two
-//! vectors (12 of the 16 registers), and AVX-512's of 12 rows of two
-//! vectors (24 of the 32), which a call takes where
+//! vectors (12 of the 16 registers), and AVX-512's of 24 rows of one
+//! vector (24 of the 32; each of a's values broadcast from memory by the
+//! multiply-add itself, as it is used once), which a call takes where
 //! [`isa::avx512`](crate::core::isa::avx512) says so.
 
 use super::elem::{Elem, Micro};
@@ -97,9 +98,9 @@ vector_kernel!(f32_avx2, f32, 6, 2, 8, "avx2,fma", _mm256_loadu_ps, _mm256_store
 #[cfg(target_arch = "x86_64")]
 vector_kernel!(f64_avx2, f64, 6, 2, 4, "avx2,fma", _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd, _mm256_fmadd_pd, _mm256_setzero_pd);
 #[cfg(target_arch = "x86_64")]
-vector_kernel!(f32_avx512, f32, 12, 2, 16, "avx512f", _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_setzero_ps);
+vector_kernel!(f32_avx512, f32, 24, 1, 16, "avx512f", _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_setzero_ps);
 #[cfg(target_arch = "x86_64")]
-vector_kernel!(f64_avx512, f64, 12, 2, 8, "avx512f", _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_setzero_pd);
+vector_kernel!(f64_avx512, f64, 24, 1, 8, "avx512f", _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_setzero_pd);
 
 /// Declares a complex vector microkernel `$name` of `$mr` rows of `$v`
 /// vectors of `$w` parts (`$w / 2` complex values), compiled with the
@@ -205,7 +206,7 @@ pub fn f32_micro(wide: bool) -> Micro<f32> {
     #[cfg(target_arch = "x86_64")]
     {
         if wide {
-            return Micro { mr: 12, nr: 32, run: f32_avx512 };
+            return Micro { mr: 24, nr: 16, run: f32_avx512 };
         }
         Micro { mr: 6, nr: 16, run: f32_avx2 }
     }
@@ -221,7 +222,7 @@ pub fn f64_micro(wide: bool) -> Micro<f64> {
     #[cfg(target_arch = "x86_64")]
     {
         if wide {
-            return Micro { mr: 12, nr: 16, run: f64_avx512 };
+            return Micro { mr: 24, nr: 8, run: f64_avx512 };
         }
         Micro { mr: 6, nr: 8, run: f64_avx2 }
     }

@@ -637,7 +637,7 @@ fn elements_enter_the_acc_as_cast_casts_them() {
                         ($t:ty) => {{
                             let v: $t = unsafe { elem::reader::<$t>(src)(mem.base, 1, acc) };
                             let mut o = Col::new(acc, 1);
-                            cast(<$t as Elem>::DTYPE, acc, &<$t as Elem>::column(&[v]).as_ref(), &mut o.as_mut(), 1);
+                            cast(<$t as Elem>::DTYPE, acc, &<$t as Elem>::column(&[v]), &mut o.as_mut(), 1);
                             o
                         }};
                     }
