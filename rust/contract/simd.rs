@@ -7,9 +7,10 @@
 //! a time in increasing depth, exactly as [`Elem::fma`] chains them, so
 //! every tile, every instruction set and the portable form give the same
 //! bits. On x86-64 float32 and float64 have two: AVX2's of 6 rows of two
-//! vectors (12 of the 16 registers), and AVX-512's of 24 rows of one
-//! vector (24 of the 32; each of a's values broadcast from memory by the
-//! multiply-add itself, as it is used once), which a call takes where
+//! vectors (12 of the 16 registers), and AVX-512's of 12 rows of two
+//! vectors (24 of the 32; 24 rows of one vector ran as fast on its own
+//! but wasted a sixth of a 128-row product on its last panel), which a
+//! call takes where
 //! [`isa::avx512`](crate::core::isa::avx512) says so.
 
 use super::elem::{Elem, Micro};
@@ -98,9 +99,9 @@ vector_kernel!(f32_avx2, f32, 6, 2, 8, "avx2,fma", _mm256_loadu_ps, _mm256_store
 #[cfg(target_arch = "x86_64")]
 vector_kernel!(f64_avx2, f64, 6, 2, 4, "avx2,fma", _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd, _mm256_fmadd_pd, _mm256_setzero_pd);
 #[cfg(target_arch = "x86_64")]
-vector_kernel!(f32_avx512, f32, 24, 1, 16, "avx512f", _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_setzero_ps);
+vector_kernel!(f32_avx512, f32, 12, 2, 16, "avx512f", _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_setzero_ps);
 #[cfg(target_arch = "x86_64")]
-vector_kernel!(f64_avx512, f64, 24, 1, 8, "avx512f", _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_setzero_pd);
+vector_kernel!(f64_avx512, f64, 12, 2, 8, "avx512f", _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_setzero_pd);
 
 /// Declares a complex vector microkernel `$name` of `$mr` rows of `$v`
 /// vectors of `$w` parts (`$w / 2` complex values), compiled with the
@@ -167,71 +168,32 @@ complex_kernel!(c32_avx512, C32, f32, 12, 2, 16, "avx512f,avx512dq", _mm512_load
 #[cfg(target_arch = "x86_64")]
 complex_kernel!(c64_avx512, C64, f64, 12, 2, 8, "avx512f,avx512dq", _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_setzero_pd, _mm512_xor_pd, _mm512_permute_pd, 0x55);
 
-/// The complex64 microkernel: AVX-512's where `wide`, else AVX2's, else
-/// the portable one.
-pub fn c32_micro(wide: bool) -> Micro<C32> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if wide {
-            return Micro { mr: 12, nr: 16, run: c32_avx512 };
+/// Declares `$name(wide)`, the microkernel of `$t` a call runs: AVX-512's
+/// (`$wide`, of `$wmr` rows of `$wnr`) where `wide`, else AVX2's (`$narrow`,
+/// the crate's x86-64 baseline), else the portable one of AVX2's tile.
+macro_rules! micro {
+    ($name:ident, $t:ty, $wide:ident, $wmr:literal, $wnr:literal, $narrow:ident, $mr:literal, $nr:literal) => {
+        /// The microkernel of this register type (see `micro!`).
+        pub fn $name(wide: bool) -> Micro<$t> {
+            #[cfg(target_arch = "x86_64")]
+            {
+                if wide {
+                    return Micro { mr: $wmr, nr: $wnr, run: $wide };
+                }
+                Micro { mr: $mr, nr: $nr, run: $narrow }
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                let _ = wide;
+                Micro { mr: $mr, nr: $nr, run: plain::<$t, $mr, $nr> }
+            }
         }
-        Micro { mr: 4, nr: 8, run: c32_avx2 }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = wide;
-        Micro { mr: 4, nr: 4, run: plain::<C32, 4, 4> }
-    }
+    };
 }
-
-/// The complex128 microkernel, as [`c32_micro`].
-pub fn c64_micro(wide: bool) -> Micro<C64> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if wide {
-            return Micro { mr: 12, nr: 8, run: c64_avx512 };
-        }
-        Micro { mr: 4, nr: 4, run: c64_avx2 }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = wide;
-        Micro { mr: 4, nr: 4, run: plain::<C64, 4, 4> }
-    }
-}
-
-/// The float32 microkernel: AVX-512's where `wide`, else AVX2's (the
-/// crate's x86-64 baseline), else the portable one of the same tile.
-pub fn f32_micro(wide: bool) -> Micro<f32> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if wide {
-            return Micro { mr: 24, nr: 16, run: f32_avx512 };
-        }
-        Micro { mr: 6, nr: 16, run: f32_avx2 }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = wide;
-        Micro { mr: 6, nr: 16, run: plain::<f32, 6, 16> }
-    }
-}
-
-/// The float64 microkernel, as [`f32_micro`].
-pub fn f64_micro(wide: bool) -> Micro<f64> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if wide {
-            return Micro { mr: 24, nr: 8, run: f64_avx512 };
-        }
-        Micro { mr: 6, nr: 8, run: f64_avx2 }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = wide;
-        Micro { mr: 6, nr: 8, run: plain::<f64, 6, 8> }
-    }
-}
+micro!(f32_micro, f32, f32_avx512, 12, 32, f32_avx2, 6, 16);
+micro!(f64_micro, f64, f64_avx512, 12, 16, f64_avx2, 6, 8);
+micro!(c32_micro, C32, c32_avx512, 12, 16, c32_avx2, 4, 8);
+micro!(c64_micro, C64, c64_avx512, 12, 8, c64_avx2, 4, 4);
 
 /// The int32 microkernel: the portable one, 4 rows of 16.
 pub fn i32_micro(_wide: bool) -> Micro<i32> {
