@@ -7,9 +7,10 @@
 //! in `i32` where w is at most 32, else in `i64`, wrapping: a sum modulo
 //! 2^32 or 2^64 is the sum modulo 2^w once cut to w bits.
 
-use crate::loops::column::{Col, C32, C64};
+use crate::loops::column::{ColRef, C32, C64};
 use crate::core::dtype::Dtype;
 use crate::core::narrow;
+use crate::reduce::lanes::{fold16, Lane};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// An element's value, exactly, as it lies in memory: a narrow float or a
@@ -127,10 +128,6 @@ fn int_acc(acc: Dtype) -> (u32, bool) {
 pub trait Elem: Copy + Default + PartialEq + Send + Sync + std::fmt::Debug + 'static {
     /// +0.
     const ZERO: Self;
-    /// Rows of the microkernel's tile.
-    const MR: usize;
-    /// Columns of the microkernel's tile.
-    const NR: usize;
     /// The dtype whose elements are this type's values bit for bit, which
     /// results leave the computation in, to be cast into acc's dtype.
     const DTYPE: Dtype;
@@ -155,194 +152,127 @@ pub trait Elem: Copy + Default + PartialEq + Send + Sync + std::fmt::Debug + 'st
     fn lane_block(a: &[Self], b: &[Self]) -> Self;
     /// The terms a product takes in lane order: 1, or 2 for a complex one.
     const TERMS: usize = 1;
-    /// The microkernel: `c`'s tile of `MR` rows of `NR` values, rows `ldc`
-    /// apart, takes the products of `kc` depths in increasing order, each
-    /// output's chain fused as [`Elem::fma`]. `a` holds `MR` values a
-    /// depth, `b` `NR`.
-    ///
-    /// # Safety
-    /// `a` holds `kc * MR` values, `b` `kc * NR`, and `c`'s tile lies in
-    /// memory this thread alone reads and writes.
-    unsafe fn kernel(kc: usize, a: *const Self, b: *const Self, c: *mut Self, ldc: usize);
+    /// The microkernel of the packed loop: AVX-512's where `wide` and
+    /// there is one, else the crate's baseline's.
+    fn micro(wide: bool) -> Micro<Self>;
     /// A column of [`Elem::DTYPE`] holding `v`.
-    fn column(v: &[Self]) -> Col;
+    fn column(v: &[Self]) -> ColRef<'_>;
 }
 
-/// The lanes' tree of lane order over lanes `present..` holding no term:
-/// lane i takes lane i + 8 for i below 8, then i + 4, i + 2, then lane 0
-/// takes lane 1.
-#[inline(always)]
-fn fold<E: Elem>(lanes: &mut [E; 16], mut present: usize) -> E {
-    for step in [8, 4, 2, 1] {
-        for i in 0..step {
-            if i + step < present {
-                lanes[i] = E::add(lanes[i], lanes[i + step]);
-            }
-        }
-        present = present.min(step);
+/// Sums in the acc as the lanes of lane order combine them: by
+/// [`Elem::add`].
+struct Plus<E>(std::marker::PhantomData<E>);
+
+impl<E: Elem> Lane<E> for Plus<E> {
+    #[inline(always)]
+    fn start(x: E) -> E {
+        x
     }
-    lanes[0]
+    #[inline(always)]
+    fn combine(a: E, b: E) -> E {
+        E::add(a, b)
+    }
 }
 
-/// The lane block of integer products: product i in lane i mod 16.
+/// The lanes' tree of lane order over lanes `present..` holding no term
+/// (reduce's): lane i takes lane i + 8 for i below 8, then i + 4, i + 2,
+/// then lane 0 takes lane 1.
 #[inline(always)]
-fn int_lanes<E: Elem>(a: &[E], b: &[E]) -> E {
-    let n = a.len().min(b.len());
-    let mut lanes = [E::ZERO; 16];
-    let full = n - n % 16;
-    for (x, y) in a[..full].chunks_exact(16).zip(b[..full].chunks_exact(16)) {
+fn fold<E: Elem>(lanes: &mut [E; 16], present: usize) -> E {
+    fold16::<E, Plus<E>>(lanes, present)
+}
+
+/// The whole rows of 16 products of `a` and `b` (of one length) into the
+/// 16 lanes, lane l taking product l of each row fused into it: the
+/// portable form of `simd`'s vector lanes.
+#[inline(always)]
+fn rows<E: Elem>(a: &[E], b: &[E], lanes: &mut [E; 16]) {
+    for (x, y) in a.chunks_exact(16).zip(b.chunks_exact(16)) {
         for l in 0..16 {
             lanes[l] = E::fma(x[l], y[l], lanes[l]);
         }
     }
-    for l in 0..n - full {
-        lanes[l] = E::fma(a[full + l], b[full + l], lanes[l]);
-    }
-    fold(&mut lanes, n.min(16))
 }
 
-macro_rules! float_elem {
-    ($t:ty, $col:ident, $dtype:ident, $mr:literal, $nr:literal, $simd:ident, $lanes:ident) => {
+/// Declares the [`Elem`] of a real register type `$t`: its dtype `$dtype`
+/// (and `$same`, whose elements are its values too), its +0, how a value
+/// enters it (`$of` of `$v` into `$acc`), its sum, product and fused
+/// product, the whole rows of lane order (`$rows`) and its microkernel
+/// (`$micro`).
+macro_rules! real_elem {
+    ($t:ty, $col:ident, $dtype:ident, [$($same:ident),*], $zero:literal,
+     of |$v:ident, $acc:ident| $of:expr,
+     add |$x:ident, $y:ident| $add:expr, mul $mul:expr, fma |$z:ident| $fma:expr,
+     $rows:path, $micro:path) => {
         impl Elem for $t {
-            const ZERO: $t = 0.0;
-            const MR: usize = $mr;
-            const NR: usize = $nr;
+            const ZERO: $t = $zero;
             const DTYPE: Dtype = Dtype::$dtype;
             #[inline(always)]
             fn in_place(d: Dtype) -> bool {
-                d == Dtype::$dtype
+                d == Dtype::$dtype $(|| d == Dtype::$same)*
             }
             #[inline(always)]
-            fn of(v: Value, _acc: Dtype) -> $t {
-                match v {
-                    Value::Truth(t) => t as u8 as $t,
-                    Value::Int(i) => i as $t,
-                    Value::Uint(u) => u as $t,
-                    Value::Real(x) | Value::Pair(x, _) => x as $t,
-                }
+            fn of($v: Value, $acc: Dtype) -> $t {
+                $of
             }
             #[inline(always)]
-            fn add(a: $t, b: $t) -> $t {
-                a + b
+            fn add($x: $t, $y: $t) -> $t {
+                $add
             }
             #[inline(always)]
-            fn mul(a: $t, b: $t) -> $t {
-                a * b
+            fn mul($x: $t, $y: $t) -> $t {
+                $mul
             }
             #[inline(always)]
-            fn fma(a: $t, b: $t, c: $t) -> $t {
-                a.mul_add(b, c)
+            fn fma($x: $t, $y: $t, $z: $t) -> $t {
+                $fma
             }
             #[inline]
             fn lane_block(a: &[$t], b: &[$t]) -> $t {
                 let n = a.len().min(b.len());
-                let mut lanes = [0.0; 16];
-                super::simd::$lanes(&a[..n], &b[..n], &mut lanes);
+                let mut lanes = [$zero; 16];
+                $rows(&a[..n], &b[..n], &mut lanes);
                 let full = n - n % 16;
                 for l in 0..n - full {
-                    lanes[l] = a[full + l].mul_add(b[full + l], lanes[l]);
+                    lanes[l] = Self::fma(a[full + l], b[full + l], lanes[l]);
                 }
                 fold(&mut lanes, n.min(16))
             }
-            #[inline]
-            unsafe fn kernel(kc: usize, a: *const $t, b: *const $t, c: *mut $t, ldc: usize) {
-                // SAFETY: as this function's contract.
-                unsafe { super::simd::$simd(kc, a, b, c, ldc) }
+            fn micro(wide: bool) -> Micro<$t> {
+                $micro(wide)
             }
-            fn column(v: &[$t]) -> Col {
-                Col::$col(v.to_vec())
+            fn column(v: &[$t]) -> ColRef<'_> {
+                ColRef::$col(v)
             }
         }
     };
 }
 
-float_elem!(f32, F32, Float32, 6, 16, f32_6x16, f32_lanes);
-float_elem!(f64, F64, Float64, 6, 8, f64_6x8, f64_lanes);
-
-/// The portable microkernel of any [`Elem`]: the tile in registers while
-/// the depths run, each output's products fused in increasing depth.
-macro_rules! plain_kernel {
-    ($t:ty, $mr:literal, $nr:literal) => {
-        #[inline]
-        unsafe fn kernel(kc: usize, a: *const $t, b: *const $t, c: *mut $t, ldc: usize) {
-            let mut t = [[<$t as Elem>::ZERO; $nr]; $mr];
-            // SAFETY (each access): the tile and the panels are as the
-            // trait's contract says.
-            unsafe {
-                for r in 0..$mr {
-                    for j in 0..$nr {
-                        t[r][j] = *c.add(r * ldc + j);
-                    }
-                }
-                for k in 0..kc {
-                    let (x, y) = (a.add(k * $mr), b.add(k * $nr));
-                    for r in 0..$mr {
-                        let ar = *x.add(r);
-                        for j in 0..$nr {
-                            t[r][j] = <$t as Elem>::fma(ar, *y.add(j), t[r][j]);
-                        }
-                    }
-                }
-                for r in 0..$mr {
-                    for j in 0..$nr {
-                        *c.add(r * ldc + j) = t[r][j];
-                    }
-                }
-            }
+/// A float's value as Cast casts it into the float type `$t`.
+macro_rules! float_of {
+    ($v:ident, $t:ty) => {
+        match $v {
+            Value::Truth(t) => t as u8 as $t,
+            Value::Int(i) => i as $t,
+            Value::Uint(u) => u as $t,
+            Value::Real(x) | Value::Pair(x, _) => x as $t,
         }
     };
 }
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma")))]
-pub(super) use plain_kernel;
 
-macro_rules! int_elem {
-    ($t:ty, $col:ident, $dtype:ident, $other:ident, $mr:literal, $nr:literal) => {
-        impl Elem for $t {
-            const ZERO: $t = 0;
-            const MR: usize = $mr;
-            const NR: usize = $nr;
-            const DTYPE: Dtype = Dtype::$dtype;
-            #[inline(always)]
-            fn in_place(d: Dtype) -> bool {
-                d == Dtype::$dtype || d == Dtype::$other
-            }
-            #[inline(always)]
-            fn of(v: Value, acc: Dtype) -> $t {
-                let (bits, signed) = int_acc(acc);
-                integer(v, bits, signed) as $t
-            }
-            #[inline(always)]
-            fn add(a: $t, b: $t) -> $t {
-                a.wrapping_add(b)
-            }
-            #[inline(always)]
-            fn mul(a: $t, b: $t) -> $t {
-                a.wrapping_mul(b)
-            }
-            #[inline(always)]
-            fn fma(a: $t, b: $t, c: $t) -> $t {
-                c.wrapping_add(a.wrapping_mul(b))
-            }
-            #[inline]
-            fn lane_block(a: &[$t], b: &[$t]) -> $t {
-                int_lanes(a, b)
-            }
-            plain_kernel!($t, $mr, $nr);
-            fn column(v: &[$t]) -> Col {
-                Col::$col(v.to_vec())
-            }
-        }
-    };
-}
-int_elem!(i32, I32, Int32, Uint32, 4, 16);
-int_elem!(i64, I64, Int64, Uint64, 4, 8);
+real_elem!(f32, F32, Float32, [], 0.0, of |v, _acc| float_of!(v, f32),
+    add |x, y| x + y, mul x * y, fma |z| x.mul_add(y, z), super::simd::f32_lanes, super::simd::f32_micro);
+real_elem!(f64, F64, Float64, [], 0.0, of |v, _acc| float_of!(v, f64),
+    add |x, y| x + y, mul x * y, fma |z| x.mul_add(y, z), super::simd::f64_lanes, super::simd::f64_micro);
+real_elem!(i32, I32, Int32, [Uint32], 0, of |v, acc| { let (bits, signed) = int_acc(acc); integer(v, bits, signed) as i32 },
+    add |x, y| x.wrapping_add(y), mul x.wrapping_mul(y), fma |z| z.wrapping_add(x.wrapping_mul(y)), rows, super::simd::i32_micro);
+real_elem!(i64, I64, Int64, [Uint64], 0, of |v, acc| { let (bits, signed) = int_acc(acc); integer(v, bits, signed) },
+    add |x, y| x.wrapping_add(y), mul x.wrapping_mul(y), fma |z| z.wrapping_add(x.wrapping_mul(y)), rows, super::simd::i64_micro);
 
 macro_rules! complex_elem {
-    ($t:ty, $f:ty, $col:ident, $dtype:ident) => {
+    ($t:ty, $f:ty, $col:ident, $dtype:ident, $micro:ident) => {
         impl Elem for $t {
             const ZERO: $t = <$t>::new(0.0, 0.0);
-            const MR: usize = 4;
-            const NR: usize = 4;
             const DTYPE: Dtype = Dtype::$dtype;
             const TERMS: usize = 2;
             #[inline(always)]
@@ -383,15 +313,39 @@ macro_rules! complex_elem {
                 }
                 fold(&mut lanes, (2 * n).min(16))
             }
-            plain_kernel!($t, 4, 4);
-            fn column(v: &[$t]) -> Col {
-                Col::$col(v.to_vec())
+            fn micro(wide: bool) -> Micro<$t> {
+                super::simd::$micro(wide)
+            }
+            fn column(v: &[$t]) -> ColRef<'_> {
+                ColRef::$col(v)
             }
         }
     };
 }
-complex_elem!(C32, f32, C32, Complex64);
-complex_elem!(C64, f64, C64, Complex128);
+complex_elem!(C32, f32, C32, Complex64, c32_micro);
+complex_elem!(C64, f64, C64, Complex128, c64_micro);
+
+/// A microkernel: `c`'s tile of `mr` rows of `nr` values, rows `ldc`
+/// apart, takes the products of `kc` depths in increasing order, each
+/// output's chain fused as [`Elem::fma`]; `a` holds `mr` values a depth,
+/// `b` `nr`.
+///
+/// # Safety
+/// `a` holds `kc * mr` values, `b` `kc * nr`, and `c`'s tile lies in
+/// memory this thread alone reads and writes; the CPU has the instructions
+/// the kernel was compiled for ([`Elem::micro`] gives only those it has).
+pub type Kernel<E> = unsafe fn(kc: usize, a: *const E, b: *const E, c: *mut E, ldc: usize);
+
+/// A microkernel and its tile's rows and columns.
+#[derive(Clone, Copy)]
+pub struct Micro<E> {
+    /// Rows of the tile: a's values a depth.
+    pub mr: usize,
+    /// Columns of the tile: b's values a depth.
+    pub nr: usize,
+    /// The kernel.
+    pub run: Kernel<E>,
+}
 
 /// A reader of one dtype's elements into an [`Elem`]: element `i` from
 /// `base`, cast into the acc dtype given.

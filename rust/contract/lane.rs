@@ -6,36 +6,20 @@
 //!
 //! Outputs are split among threads by runs of a row; where there are fewer
 //! outputs than threads, each output's blocks' tree splits instead, whole
-//! subtrees on rayon's threads. Neither changes a bit.
+//! subtrees on rayon's threads (reduce's tree). Neither changes a bit.
 
 use super::elem::{reader, Elem, Read};
 use super::plan::{scale_reader, Plan, Side, Sink};
 use crate::core::dtype::Dtype;
 use crate::core::pool;
 
-/// Blocks of a subtree that never splits between threads.
-const GRAIN: usize = 16;
-
 /// Terms in a block.
 const BLOCK: usize = 1024;
 
-/// The left part of `count >= 2` blocks: the largest power of two below it.
-fn split(count: usize) -> usize {
-    1 << (usize::BITS - 1 - (count - 1).leading_zeros())
-}
-
-/// The blocks' tree over blocks `first..first + count` (`count >= 1`).
+/// The blocks' tree over blocks `first..first + count` (`count >= 1`),
+/// reduce's, whole subtrees on rayon's threads where `parallel`.
 fn tree<E: Elem>(first: usize, count: usize, parallel: bool, leaf: &(impl Fn(usize) -> E + Sync)) -> E {
-    if count == 1 {
-        return leaf(first);
-    }
-    let left = split(count);
-    let (x, y) = if parallel && count > GRAIN {
-        rayon::join(|| tree(first, left, parallel, leaf), || tree(first + left, count - left, parallel, leaf))
-    } else {
-        (tree(first, left, false, leaf), tree(first + left, count - left, false, leaf))
-    };
-    E::add(x, y)
+    crate::reduce::tree::tree(first, count, 1, parallel, leaf, &E::add)
 }
 
 /// Reads depths `k0..k0 + len` of outer index `o` of `s` at batch `bi`:

@@ -407,17 +407,18 @@ impl<'p, E: Elem> Sink<'p, E> {
 /// from it into dst's, then stored.
 fn write<E: Elem>(p: &Plan, bi: usize, i: usize, j0: usize, vals: &[E]) {
     let n = vals.len();
-    let mut col = E::column(vals);
+    let mut owned: Option<Col> = None;
     if p.acc != E::DTYPE {
         let mut acc = Col::new(p.acc, n);
-        cast(E::DTYPE, p.acc, &col.as_ref(), &mut acc.as_mut(), n);
-        col = acc;
+        cast(E::DTYPE, p.acc, &E::column(vals), &mut acc.as_mut(), n);
+        owned = Some(acc);
     }
     if p.dst.dtype != p.acc {
         let mut out = Col::new(p.dst.dtype, n);
-        cast(p.acc, p.dst.dtype, &col.as_ref(), &mut out.as_mut(), n);
-        col = out;
+        cast(p.acc, p.dst.dtype, &owned.as_ref().map_or_else(|| E::column(vals), Col::as_ref), &mut out.as_mut(), n);
+        owned = Some(out);
     }
+    let col = owned.as_ref().map_or_else(|| E::column(vals), Col::as_ref);
     let g = &p.dst;
     let at = g.batch[bi] + g.rows[i];
     // SAFETY: dst's view was checked against its buffer; these outputs are
@@ -425,7 +426,7 @@ fn write<E: Elem>(p: &Plan, bi: usize, i: usize, j0: usize, vals: &[E]) {
     // threads' are stored by memio's atomic read-modify-writes.
     unsafe {
         match g.col_step {
-            Some(step) => memio::store(g.mem, g.dtype, at + g.cols[j0], step, n, &col.as_ref()),
+            Some(step) => memio::store(g.mem, g.dtype, at + g.cols[j0], step, n, &col),
             None => {
                 for j in 0..n {
                     memio::store(g.mem, g.dtype, at + g.cols[j0 + j], 1, 1, &from(&col, j));
@@ -436,7 +437,7 @@ fn write<E: Elem>(p: &Plan, bi: usize, i: usize, j0: usize, vals: &[E]) {
 }
 
 /// The values of `col` from index `j` on.
-fn from(col: &Col, j: usize) -> ColRef<'_> {
+fn from<'a>(col: &ColRef<'a>, j: usize) -> ColRef<'a> {
     match col {
         Column::Bool(v) => Column::Bool(&v[j..]),
         Column::I8(v) => Column::I8(&v[j..]),

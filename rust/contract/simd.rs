@@ -1,90 +1,208 @@
-//! The microkernels of float32 and float64 (6 rows of 16 and of 8), and
-//! their lanes of lane order: on x86-64, AVX2's fused multiply-adds, the
-//! tile held in 12 registers, the 16 lanes in 2 or 4; else portable loops.
-//! Each sum takes its products one fused multiply-add at a time in
-//! increasing number, exactly as [`Elem::fma`] chains them, so both forms
-//! give the same bits.
+//! The microkernels of the packed loop and the lanes of lane order.
+//!
+//! A microkernel runs a tile of `MR` rows of `NR` sums through `kc` depths
+//! of packed panels: each depth's `NR` values of b loaded once, each of
+//! a's `MR` values broadcast, one fused multiply-add of each into each sum
+//! of its row. Every sum thus takes its products one fused multiply-add at
+//! a time in increasing depth, exactly as [`Elem::fma`] chains them, so
+//! every tile, every instruction set and the portable form give the same
+//! bits. On x86-64 float32 and float64 have two: AVX2's of 6 rows of two
+//! vectors (12 of the 16 registers), and AVX-512's of 12 rows of two
+//! vectors (24 of the 32; 24 rows of one vector ran as fast on its own
+//! but wasted a sixth of a 128-row product on its last panel), which a
+//! call takes where
+//! [`isa::avx512`](crate::core::isa::avx512) says so.
 
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma")))]
-use super::elem::{plain_kernel, Elem};
+use super::elem::{Elem, Micro};
+use crate::loops::column::{C32, C64};
 
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma"))]
-macro_rules! avx2_kernel {
-    ($name:ident, $t:ty, $w:literal, $load:ident, $store:ident, $bcast:ident, $fmadd:ident, $zero:ident) => {
-        /// The 6-row microkernel of [`Elem::kernel`](super::elem::Elem::kernel)
-        /// on AVX2: two vectors of a row, each depth's row of `b` loaded
-        /// once and each of `a`'s 6 values broadcast.
+/// The portable microkernel of any [`Elem`], of `MR` rows of `NR`: the tile
+/// in locals while the depths run, each output's products fused in
+/// increasing depth by [`Elem::fma`].
+///
+/// # Safety
+/// As [`Kernel`](super::elem::Kernel).
+pub unsafe fn plain<E: Elem, const MR: usize, const NR: usize>(kc: usize, a: *const E, b: *const E, c: *mut E, ldc: usize) {
+    let mut t = [[E::ZERO; NR]; MR];
+    // SAFETY (each access): `a` holds kc depths of MR values, `b` of NR,
+    // and the tile of MR rows of NR, `ldc` apart, lies in this thread's
+    // memory (the caller's contract).
+    unsafe {
+        for (r, row) in t.iter_mut().enumerate() {
+            for (j, x) in row.iter_mut().enumerate() {
+                *x = *c.add(r * ldc + j);
+            }
+        }
+        for k in 0..kc {
+            let (x, y) = (a.add(k * MR), b.add(k * NR));
+            for (r, row) in t.iter_mut().enumerate() {
+                let ar = *x.add(r);
+                for (j, s) in row.iter_mut().enumerate() {
+                    *s = E::fma(ar, *y.add(j), *s);
+                }
+            }
+        }
+        for (r, row) in t.iter().enumerate() {
+            for (j, x) in row.iter().enumerate() {
+                *c.add(r * ldc + j) = *x;
+            }
+        }
+    }
+}
+
+/// Declares a vector microkernel `$name` of `$mr` rows of `$v` vectors of
+/// `$w` lanes, compiled with the target features `$feat`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! vector_kernel {
+    ($name:ident, $t:ty, $mr:literal, $v:literal, $w:literal, $feat:literal,
+     $load:ident, $store:ident, $set1:ident, $fmadd:ident, $zero:ident) => {
+        /// A vector microkernel (see the module's documentation).
         ///
         /// # Safety
-        /// As [`Elem::kernel`](super::elem::Elem::kernel).
-        #[inline]
-        pub unsafe fn $name(kc: usize, a: *const $t, b: *const $t, c: *mut $t, ldc: usize) {
+        /// As [`Kernel`](super::elem::Kernel), on a CPU with the features
+        /// it is compiled for.
+        #[target_feature(enable = $feat)]
+        unsafe fn $name(kc: usize, a: *const $t, b: *const $t, c: *mut $t, ldc: usize) {
             use core::arch::x86_64::*;
             // SAFETY (every load and store): the panels hold kc depths and
-            // the tile lies in this thread's memory (caller); the
-            // instructions are those of the compilation's target features.
+            // the tile lies in this thread's memory (the caller's
+            // contract); the CPU has the instructions (likewise).
             unsafe {
-                let mut t = [[$zero(); 2]; 6];
+                let mut t = [[$zero(); $v]; $mr];
                 for (r, row) in t.iter_mut().enumerate() {
-                    row[0] = $load(c.add(r * ldc));
-                    row[1] = $load(c.add(r * ldc + $w));
+                    for (v, s) in row.iter_mut().enumerate() {
+                        *s = $load(c.add(r * ldc + v * $w));
+                    }
                 }
                 for k in 0..kc {
-                    let y0 = $load(b.add(k * 2 * $w));
-                    let y1 = $load(b.add(k * 2 * $w + $w));
-                    let x = a.add(k * 6);
+                    let y: [_; $v] = core::array::from_fn(|v| $load(b.add((k * $v + v) * $w)));
+                    let x = a.add(k * $mr);
                     for (r, row) in t.iter_mut().enumerate() {
-                        let xr = $bcast(&*x.add(r));
-                        row[0] = $fmadd(xr, y0, row[0]);
-                        row[1] = $fmadd(xr, y1, row[1]);
+                        let xr = $set1(*x.add(r));
+                        for (s, &yv) in row.iter_mut().zip(&y) {
+                            *s = $fmadd(xr, yv, *s);
+                        }
                     }
                 }
                 for (r, row) in t.iter().enumerate() {
-                    $store(c.add(r * ldc), row[0]);
-                    $store(c.add(r * ldc + $w), row[1]);
+                    for (v, s) in row.iter().enumerate() {
+                        $store(c.add(r * ldc + v * $w), *s);
+                    }
                 }
             }
         }
     };
 }
 
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma"))]
-avx2_kernel!(f32_6x16, f32, 8, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_setzero_ps);
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma"))]
-avx2_kernel!(f64_6x8, f64, 4, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_broadcast_sd, _mm256_fmadd_pd, _mm256_setzero_pd);
+#[cfg(target_arch = "x86_64")]
+vector_kernel!(f32_avx2, f32, 6, 2, 8, "avx2,fma", _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_setzero_ps);
+#[cfg(target_arch = "x86_64")]
+vector_kernel!(f64_avx2, f64, 6, 2, 4, "avx2,fma", _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd, _mm256_fmadd_pd, _mm256_setzero_pd);
+#[cfg(target_arch = "x86_64")]
+vector_kernel!(f32_avx512, f32, 12, 2, 16, "avx512f", _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_setzero_ps);
+#[cfg(target_arch = "x86_64")]
+vector_kernel!(f64_avx512, f64, 12, 2, 8, "avx512f", _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_setzero_pd);
 
-/// The portable forms, where the target lacks AVX2 and FMA.
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma")))]
-mod portable {
-    use super::*;
-    pub struct F32;
-    impl F32 {
-        plain_kernel!(f32, 6, 16);
-    }
-    pub struct F64;
-    impl F64 {
-        plain_kernel!(f64, 6, 8);
-    }
+/// Declares a complex vector microkernel `$name` of `$mr` rows of `$v`
+/// vectors of `$w` parts (`$w / 2` complex values), compiled with the
+/// target features `$feat`. Each depth's b values are loaded once, and
+/// once more with their parts swapped and the real part (the swapped
+/// imaginary part) negated, `(-im b, re b)`; each of a's values broadcasts
+/// its real part, then its imaginary part, and a sum takes
+/// `re a · (re b, im b)` fused, then `im a · (-im b, re b)` fused: part by
+/// part, exactly the steps of the complex [`Elem::fma`].
+#[cfg(target_arch = "x86_64")]
+macro_rules! complex_kernel {
+    ($name:ident, $c:ty, $f:ty, $mr:literal, $v:literal, $w:literal, $feat:literal,
+     $load:ident, $store:ident, $set1:ident, $fmadd:ident, $zero:ident, $xor:ident, $swap:ident, $imm:literal) => {
+        /// A complex vector microkernel (see `complex_kernel!`).
+        ///
+        /// # Safety
+        /// As [`Kernel`](super::elem::Kernel), on a CPU with the features
+        /// it is compiled for.
+        #[target_feature(enable = $feat)]
+        unsafe fn $name(kc: usize, a: *const $c, b: *const $c, c: *mut $c, ldc: usize) {
+            use core::arch::x86_64::*;
+            // A complex value is its two parts, real first (`Complex`
+            // is `repr(C)`).
+            let (a, b, c, ldc) = (a as *const $f, b as *const $f, c as *mut $f, 2 * ldc);
+            let signs: [$f; $w] = core::array::from_fn(|i| if i % 2 == 0 { -0.0 } else { 0.0 });
+            // SAFETY (every load and store): the panels hold kc depths and
+            // the tile lies in this thread's memory (the caller's
+            // contract); the CPU has the instructions (likewise).
+            unsafe {
+                let neg = $load(signs.as_ptr());
+                let mut t = [[$zero(); $v]; $mr];
+                for (r, row) in t.iter_mut().enumerate() {
+                    for (v, s) in row.iter_mut().enumerate() {
+                        *s = $load(c.add(r * ldc + v * $w));
+                    }
+                }
+                for k in 0..kc {
+                    let y: [_; $v] = core::array::from_fn(|v| $load(b.add((k * $v + v) * $w)));
+                    let ys: [_; $v] = core::array::from_fn(|v| $xor($swap::<$imm>(y[v]), neg));
+                    let x = a.add(k * 2 * $mr);
+                    for (r, row) in t.iter_mut().enumerate() {
+                        let (xr, xi) = ($set1(*x.add(2 * r)), $set1(*x.add(2 * r + 1)));
+                        for ((s, &yv), &ysv) in row.iter_mut().zip(&y).zip(&ys) {
+                            *s = $fmadd(xi, ysv, $fmadd(xr, yv, *s));
+                        }
+                    }
+                }
+                for (r, row) in t.iter().enumerate() {
+                    for (v, s) in row.iter().enumerate() {
+                        $store(c.add(r * ldc + v * $w), *s);
+                    }
+                }
+            }
+        }
+    };
 }
 
-/// The float32 microkernel, portable form.
-///
-/// # Safety
-/// As [`Elem::kernel`].
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma")))]
-pub unsafe fn f32_6x16(kc: usize, a: *const f32, b: *const f32, c: *mut f32, ldc: usize) {
-    // SAFETY: as this function's contract.
-    unsafe { portable::F32::kernel(kc, a, b, c, ldc) }
+#[cfg(target_arch = "x86_64")]
+complex_kernel!(c32_avx2, C32, f32, 4, 2, 8, "avx2,fma", _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_setzero_ps, _mm256_xor_ps, _mm256_permute_ps, 0xB1);
+#[cfg(target_arch = "x86_64")]
+complex_kernel!(c64_avx2, C64, f64, 4, 2, 4, "avx2,fma", _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd, _mm256_fmadd_pd, _mm256_setzero_pd, _mm256_xor_pd, _mm256_permute_pd, 0x5);
+#[cfg(target_arch = "x86_64")]
+complex_kernel!(c32_avx512, C32, f32, 12, 2, 16, "avx512f,avx512dq", _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_setzero_ps, _mm512_xor_ps, _mm512_permute_ps, 0xB1);
+#[cfg(target_arch = "x86_64")]
+complex_kernel!(c64_avx512, C64, f64, 12, 2, 8, "avx512f,avx512dq", _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_setzero_pd, _mm512_xor_pd, _mm512_permute_pd, 0x55);
+
+/// Declares `$name(wide)`, the microkernel of `$t` a call runs: AVX-512's
+/// (`$wide`, of `$wmr` rows of `$wnr`) where `wide`, else AVX2's (`$narrow`,
+/// the crate's x86-64 baseline), else the portable one of AVX2's tile.
+macro_rules! micro {
+    ($name:ident, $t:ty, $wide:ident, $wmr:literal, $wnr:literal, $narrow:ident, $mr:literal, $nr:literal) => {
+        /// The microkernel of this register type (see `micro!`).
+        pub fn $name(wide: bool) -> Micro<$t> {
+            #[cfg(target_arch = "x86_64")]
+            {
+                if wide {
+                    return Micro { mr: $wmr, nr: $wnr, run: $wide };
+                }
+                Micro { mr: $mr, nr: $nr, run: $narrow }
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                let _ = wide;
+                Micro { mr: $mr, nr: $nr, run: plain::<$t, $mr, $nr> }
+            }
+        }
+    };
+}
+micro!(f32_micro, f32, f32_avx512, 12, 32, f32_avx2, 6, 16);
+micro!(f64_micro, f64, f64_avx512, 12, 16, f64_avx2, 6, 8);
+micro!(c32_micro, C32, c32_avx512, 12, 16, c32_avx2, 4, 8);
+micro!(c64_micro, C64, c64_avx512, 12, 8, c64_avx2, 4, 4);
+
+/// The int32 microkernel: the portable one, 4 rows of 16.
+pub fn i32_micro(_wide: bool) -> Micro<i32> {
+    Micro { mr: 4, nr: 16, run: plain::<i32, 4, 16> }
 }
 
-/// The float64 microkernel, portable form.
-///
-/// # Safety
-/// As [`Elem::kernel`].
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma")))]
-pub unsafe fn f64_6x8(kc: usize, a: *const f64, b: *const f64, c: *mut f64, ldc: usize) {
-    // SAFETY: as this function's contract.
-    unsafe { portable::F64::kernel(kc, a, b, c, ldc) }
+/// The int64 microkernel: the portable one, 4 rows of 8.
+pub fn i64_micro(_wide: bool) -> Micro<i64> {
+    Micro { mr: 4, nr: 8, run: plain::<i64, 4, 8> }
 }
 
 /// The 16 lanes of lane order over the whole rows of 16 products of `a`

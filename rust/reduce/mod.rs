@@ -88,7 +88,7 @@
 
 mod arg;
 mod columns;
-mod lanes;
+pub(crate) mod lanes;
 mod logsumexp;
 mod moments;
 mod monoid;
@@ -98,7 +98,7 @@ mod scan;
 mod spans;
 mod flagged;
 mod terms;
-mod tree;
+pub(crate) mod tree;
 
 pub use arg::{arg, arg_scan, ArgScan, Pick};
 pub use columns::{reduce_columns, FillGrid, Grid, Strided};
