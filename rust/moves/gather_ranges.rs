@@ -264,7 +264,7 @@ mod tests {
     #[test]
     fn parts_of_a_contiguous_destination_cut_at_whole_cache_lines() {
         for d in [Dtype::Bit, Dtype::Int4, Dtype::Float32, Dtype::Complex128] {
-            let (mut db, mut sb, mut eb, mut xb) = (vec![0u64; 20_000], vec![0u64; 2], vec![0u64; 2], vec![0u64; 64]);
+            let (mut db, mut sb, mut eb, mut xb) = (vec![0u64; 40_000], vec![0u64; 2], vec![0u64; 2], vec![0u64; 64]);
             let dst = view(&mut db, Layout { offset: 3, ..Layout::contiguous(d, &[2, 5000]) });
             let (st, en) = (view(&mut sb, Layout::contiguous(Dtype::Int64, &[2, 1])), view(&mut eb, Layout::contiguous(Dtype::Int64, &[2, 1])));
             let x = view(&mut xb, Layout::contiguous(d, &[2, 10]));
