@@ -190,10 +190,12 @@ let contract ~batch ~contracting ~segments ~acc ~dst ~init (a : Nx_kernel.operan
       answer (contract_raw (words call) view_words buffers)
 
 (* The moves: one external, the call's first word naming the kernel (0
-   gather, 1 scatter, 2 assemble), the views those of [arrays]. *)
-let moves ~call arrays =
+   gather, 1 scatter, 2 assemble, 3 gather_ranges, 4 fold), then [call]'s
+   other words and [tail]'s bytes; the views those of [arrays]. *)
+let moves ?(tail = Bytes.empty) ~call arrays =
   let b = Buffer.create 64 in
   List.iter (Buffer.add_int64_le b) call;
+  Buffer.add_bytes b tail;
   let view_words, buffers = views arrays in
   answer (moves_raw (Buffer.to_bytes b) view_words buffers)
 
@@ -228,6 +230,17 @@ let assemble ~fill ~dst pieces =
       in
       moves ~call:(2L :: lo :: hi :: Int64.of_int (Iarray.length pieces) :: regions)
         (Array.of_list (Nx_array.Any dst :: List.map (fun (_, p) -> Nx_array.Any p) (Iarray.to_list pieces)))
+
+let gather_ranges ~dst ~starts ~ends x =
+  match refused "gather_ranges" (Nx_kernel.gather_ranges_refusal ~dst ~starts ~ends x) with
+  | Some r -> r
+  | None -> moves ~call:[ 3L ] [| Any dst; Any starts; Any ends; Any x |]
+
+(* A fold's words: 4, then its pad's as a padded load's (pads). *)
+let fold p ~dst x =
+  match refused "fold" (Nx_kernel.fold_refusal p ~dst x) with
+  | Some r -> r
+  | None -> moves ~tail:(pads (Iarray.of_list [ Nx_kernel.Padded (p, Any x) ])) ~call:[ 4L ] [| Any dst; Any x |]
 
 (* Sorts: the kernel checks every call in full (shapes, dtypes, overlaps,
    the layouts against their buffers) before any write. A negative axis is

@@ -95,3 +95,18 @@ val set_threads : int -> unit
     - the last axis of a real transform of even [n >= 512] counts
       [e(n/2) + 8] in place of [e(n)]: its lines compute through complex
       ones of [n/2] points. *)
+
+(** {1 Packed runs and folds}
+
+    [gather_ranges] walks each lead index's ends once in order and copies
+    each run's rows by one memcpy where the source's and the destination's
+    rows lie one after the other, else element by element; it splits the
+    destination among threads at whole cache lines where the destination
+    is C-contiguous, so that no two threads write one byte.
+
+    [fold] takes every dtype. Each element sums its terms left to right, in
+    C order of their taps, each addition by {!Nx_kernel.Prog.binary.Add}
+    rounded into the dtype: a narrow float's sum rounds at each addition
+    (from float32), a sub-byte integer's wraps at each. Each element is
+    summed whole by one thread, so the bits do not depend on the threads or
+    the layouts. *)

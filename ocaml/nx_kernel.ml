@@ -229,6 +229,17 @@ module Shape = struct
           invalid_arg (Printf.sprintf "Nx_kernel.Shape.assemble: a range from %d to %d" start stop);
         stop - start)
       (Iarray.to_array region)
+
+  let gather_ranges index ~size x =
+    let fail fmt = Printf.ksprintf (fun m -> invalid_arg ("Nx_kernel.Shape.gather_ranges: " ^ m)) fmt in
+    let text s = "[" ^ String.concat "; " (Array.to_list (Array.map string_of_int s)) ^ "]" in
+    let lead = Array.length index - 1 in
+    if lead < 0 then fail "0-d starts and ends: they need an axis of runs";
+    if size < 0 then fail "a size of %d" size;
+    if Array.length x <= lead || not (Array.for_all2 Int.equal (Array.sub x 0 lead) (Array.sub index 0 lead)) then
+      fail "the starts have shape %s but the source %s: the source must begin with the starts' axes but the last, then the packed axis"
+        (text index) (text x);
+    Array.concat [ Array.sub index 0 lead; [| size |]; Array.sub x (lead + 1) (Array.length x - lead - 1) ]
 end
 
 (* Whether two shapes are equal, without the polymorphic comparison's C
@@ -382,14 +393,16 @@ let along_refusal what ~axis ~dst a =
               (shape_text d) axis)
     else None
 
+(* The positions against the array whose shape they must have, [what]. *)
+let positions_refusal idx what a =
+  let s = Nx_array.shape idx and want = Nx_array.shape a in
+  if same_shape s want then None
+  else Some (Printf.sprintf "the positions have shape %s, the %s %s" (shape_text s) what (shape_text want))
+
 let gather_refusal ~axis ~dst idx x =
   match along_refusal "source's elements" ~axis ~dst x with
   | Some why -> Some why
-  | None ->
-      if Nx_array.shape idx <> Nx_array.shape dst then
-        Some (Printf.sprintf "the positions have shape %s, the destination %s" (shape_text (Nx_array.shape idx))
-                (shape_text (Nx_array.shape dst)))
-      else None
+  | None -> positions_refusal idx "destination" dst
 
 let scatter_refusal (_ : combine) ~axis ~dst ~into idx updates =
   if Nx_array.shape into <> Nx_array.shape dst then
@@ -398,11 +411,7 @@ let scatter_refusal (_ : combine) ~axis ~dst ~into idx updates =
   else
     match along_refusal "updates" ~axis ~dst updates with
     | Some why -> Some why
-    | None ->
-        if Nx_array.shape idx <> Nx_array.shape updates then
-          Some (Printf.sprintf "the positions have shape %s, the updates %s" (shape_text (Nx_array.shape idx))
-                  (shape_text (Nx_array.shape updates)))
-        else None
+    | None -> positions_refusal idx "updates" updates
 
 let assemble_refusal ~dst pieces =
   let d = Nx_array.shape dst in
@@ -422,6 +431,26 @@ let assemble_refusal ~dst pieces =
       end)
     pieces;
   !why
+
+let gather_ranges_refusal ~dst ~starts ~ends x =
+  let is = Nx_array.shape starts and d = Nx_array.shape dst in
+  if not (same_shape (Nx_array.shape ends) is) then
+    Some (Printf.sprintf "the ends have shape %s, the starts %s" (shape_text (Nx_array.shape ends)) (shape_text is))
+  else
+    let lead = Array.length is - 1 in
+    let size = if lead >= 0 && lead < Array.length d then d.(lead) else 0 in
+    match Shape.gather_ranges is ~size (Nx_array.shape x) with
+    | exception Invalid_argument why -> Some why
+    | want when same_shape d want -> None
+    | want -> Some (Printf.sprintf "the destination has shape %s, not %s" (shape_text d) (shape_text want))
+
+let fold_refusal p ~dst x =
+  match Shape.padded p (Nx_array.shape dst) with
+  | exception Invalid_argument why -> Some why
+  | want when same_shape (Nx_array.shape x) want -> None
+  | want ->
+      Some (Printf.sprintf "the source has shape %s, but the pad's load of the destination's shape %s gives %s"
+              (shape_text (Nx_array.shape x)) (shape_text (Nx_array.shape dst)) (shape_text want))
 
 (* Matrices *)
 
@@ -538,6 +567,9 @@ module type S = sig
 
   val assemble :
     fill:'v -> dst:('v, 's) a -> (Nx_array.Move.range iarray * ('v, 's) a) iarray -> Nx_array.answer
+
+  val gather_ranges : dst:('v, 's) a -> starts:index -> ends:index -> ('v, 's) a -> Nx_array.answer
+  val fold : pad -> dst:('v, 's) a -> ('v, 's) a -> Nx_array.answer
 
   val sort :
     axis:int -> descending:bool -> values:('v, 's) a -> positions:index -> ('v, 's) a -> Nx_array.answer

@@ -395,6 +395,15 @@ module Shape : sig
   (** The shape of an assembly's piece over a region: [stop - start] along
       each axis. Raises [Invalid_argument] where a range's [stop] is below
       its [start] or its [start] is negative. *)
+
+  val gather_ranges : int array -> size:int -> int array -> int array
+  (** [gather_ranges index ~size x] is the shape of a gather_ranges'
+      destination for starts and ends of shape [index] ([\[lead…; k\]]),
+      [size] positions along the packed axis and a source of shape [x]
+      ([\[lead…; n; cells…\]]): [\[lead…; size; cells…\]]. The packed axis
+      is [x]'s axis [rank index - 1]. Raises [Invalid_argument] where
+      [index] is 0-d, [size] is negative, or [x] does not begin with
+      [index]'s axes but the last, then one more. *)
 end
 
 val map_refusal : Prog.t -> dsts:Nx_array.any iarray -> load iarray -> string option
@@ -457,6 +466,19 @@ val assemble_refusal : dst:('v, 's) a -> (Nx_array.Move.range iarray * ('v, 's) 
     rank and within its extents, and the piece of the shape
     {!Shape.assemble} gives it. The kernel also refuses a destination that
     maps two indices to one element or shares memory with a piece. *)
+
+val gather_ranges_refusal : dst:('v, 's) a -> starts:index -> ends:index -> ('v, 's) a -> string option
+(** Why a gather_ranges does not fit, or [None]: [starts] of at least one
+    axis, [ends] of its shape, the source and [dst] of the shapes
+    {!Shape.gather_ranges} relates. The kernel also refuses a destination
+    that maps two indices to one element or shares memory with an
+    operand. *)
+
+val fold_refusal : pad -> dst:('v, 's) a -> ('v, 's) a -> string option
+(** [fold_refusal p ~dst x] is why a fold does not fit, or [None]: [p]
+    fitting an operand of [dst]'s shape and [x] of the shape
+    {!Shape.padded} [p] gives it. The kernel also refuses a destination
+    that maps two indices to one element or shares memory with [x]. *)
 
 (** {1 Matrices}
 
@@ -602,6 +624,29 @@ module type S = sig
   (** [assemble ~fill ~dst pieces] stores into [dst], at each index, the
       element at that index of the last piece whose region holds it, or
       [fill] where none does. *)
+
+  val gather_ranges : dst:('v, 's) a -> starts:index -> ends:index -> ('v, 's) a -> Nx_array.answer
+  (** [gather_ranges ~dst ~starts ~ends x] packs runs of [x] along its axis
+      [a = rank starts - 1] into [dst] ({!Shape.gather_ranges}). At each
+      lead index, position [p] of [dst] along [a] belongs to the first run
+      [j] whose end [ends.{j}] exceeds [p], and reads [x] at
+      [starts.{j} + p - e], [e] being [ends.{j - 1}], or 0 for [j = 0],
+      computed in int64 modulo 2{^64}. A position past every end, or
+      outside [\[0, n)], [n] [x]'s extent along [a], reads the element of
+      zero bits. For ends the running sums of lengths that are not
+      negative, run [j] copies its [ends.{j} - e] elements from
+      [starts.{j}], cut at [dst]'s extent. It is a move: bits copied. *)
+
+  val fold : pad -> dst:('v, 's) a -> ('v, 's) a -> Nx_array.answer
+  (** [fold p ~dst x] stores into [dst] the adjoint of a [Padded] load by
+      [p] of [dst]'s shape, [x] of the shape that load gives
+      ({!Shape.padded}): [dst]'s element at an index is the sum by
+      {!Prog.binary.Add} of its terms, the elements of [x] the load reads
+      from that index, in C order of their taps, with no +0 before the
+      first (a single -0 keeps its sign), and +0 where the load reads it
+      nowhere. The pad's fill takes no part. Each library states its sums'
+      association and whether a narrow float's sum rounds at each addition
+      or once from float32. *)
 
   (** {2 Sorts} *)
 

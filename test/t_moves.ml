@@ -100,6 +100,93 @@ let refusals () =
     (Nx_cpu.assemble ~fill:0. ~dst (Iarray.of_list [ (Iarray.of_list [ { Move.start = 1; stop = 5 }; { Move.start = 0; stop = 3 } ], x) ]));
   Alcotest.(check (list (float 0.))) "untouched" before (to_list dst)
 
+(* gather_ranges over Support's layouts of the source, int4 and float32,
+   against the runs by hand: a run past the source's end reads zeros, an
+   end below the last one takes no position, and starts and ends at
+   opposite extremes of int64 read modulo 2^64. *)
+let gather_ranges_case (type v s) (d : (v, s) Dtype.t) eq () =
+  let xs = [| 2; 6; 3 |] in
+  let starts = init Dtype.Int64 [| 2; 3 |] (fun i ->
+    [| [| 4L; Int64.(sub max_int 1L); 0L |]; [| 1L; 5L; -2L |] |].(i.(0)).(i.(1))) in
+  let ends = init Dtype.Int64 [| 2; 3 |] (fun i ->
+    [| [| Int64.(add min_int 1L); 5L; 9L |]; [| 3L; 2L; 6L |] |].(i.(0)).(i.(1))) in
+  let source l p e j = (* run j's source position for position p *)
+    Int64.(to_int (sub (add (get starts [| l; j |]) (of_int p)) e)) in
+  let want l p =
+    let rec go j e =
+      if j = 3 then None
+      else
+        let end_ = get ends [| l; j |] in
+        if Int64.compare end_ (Int64.of_int p) > 0 then Some (source l p e j) else go (j + 1) end_
+    in
+    go 0 0L
+  in
+  List.iter
+    (fun (name, x) ->
+      let dst = create d [| 2; 8; 3 |] in
+      Support.check_answer name Done (Nx_cpu.gather_ranges ~dst ~starts ~ends x);
+      let zero = get (zeros d [||]) [||] in
+      for l = 0 to 1 do
+        for p = 0 to 7 do
+          for c = 0 to 2 do
+            let w = match want l p with Some q when q >= 0 && q < 6 -> get x [| l; q; c |] | _ -> zero in
+            if not (eq w (get dst [| l; p; c |])) then Alcotest.failf "%s: element %d %d %d" name l p c
+          done
+        done
+      done)
+    (Support.layouts d xs);
+  Alcotest.(check (array int)) "Shape.gather_ranges" [| 2; 8; 3 |] (K.Shape.gather_ranges [| 2; 3 |] ~size:8 xs)
+
+(* fold of a 3-tap window, stride 1, pad 1, against the sums by hand in
+   tap order; and <fold y, x> = <y, load x> with map's padded load. *)
+let fold_case () =
+  let p = { K.before = [| 1 |]; after = [| 1 |]; windows = [| Some { K.size = 3; stride = 1; dilation = 1 } |]; fill = 7. } in
+  let x = init Dtype.Int16 [| 5 |] (fun i -> (3 * i.(0)) - 4) in
+  let y = init Dtype.Int16 [| 5; 3 |] (fun i -> (i.(0) * 5) + (2 * i.(1)) - 6) in
+  Alcotest.(check (array int)) "the load's shape" [| 5; 3 |] (K.Shape.padded p [| 5 |]);
+  let folded = create Dtype.Int16 [| 5 |] in
+  Support.check_answer "fold" Done (Nx_cpu.fold p ~dst:folded y);
+  for i = 0 to 4 do
+    (* Window w's tap t reads padded index w + t, element w + t - 1. *)
+    let want = ref 0 in
+    for t = 0 to 2 do
+      let w = i + 1 - t in
+      if w >= 0 && w < 5 then want := !want + get y [| w; t |]
+    done;
+    Alcotest.(check int) (Printf.sprintf "element %d" i) !want (get folded [| i |])
+  done;
+  let p0 = { p with K.fill = 0. } in
+  let loaded = create Dtype.Int16 [| 5; 3 |] in
+  let id = K.Prog.of_node (K.Prog.Op1 (K.Prog.Cast (Dtype.Any Dtype.Int16), 0)) [| Dtype.Any Dtype.Int16 |] in
+  Support.check_answer "load" Done
+    (Nx_cpu.map id ~dsts:(Iarray.of_list [ Any loaded ]) (Iarray.of_list [ K.Padded (p0, Any x) ]));
+  let dot a b = List.fold_left2 (fun s u v -> s + (u * v)) 0 (to_list a) (to_list b) in
+  Alcotest.(check int) "adjoint" (dot y loaded) (dot folded x);
+  (* A single -0 keeps its sign; an element no tap reads is +0. *)
+  let q = { p with K.before = [| 0 |]; after = [| 0 |]; windows = [| Some { K.size = 1; stride = 2; dilation = 1 } |] } in
+  let z = init Dtype.Float32 [| 2; 1 |] (fun _ -> -0.) in
+  let dz = init Dtype.Float32 [| 3 |] (fun _ -> 5.) in
+  Support.check_answer "fold -0" Done (Nx_cpu.fold q ~dst:dz z);
+  Alcotest.(check (list bool)) "signs" [ true; false; true ] (List.map (fun v -> 1. /. v < 0.) (to_list dz))
+
+let ranges_fold_refusals () =
+  let x = init Dtype.Float32 [| 2; 5 |] (fun i -> float i.(1)) in
+  let dst = init Dtype.Float32 [| 2; 4 |] (fun _ -> 42.) in
+  let before = to_list dst in
+  let starts = idx_of [| 2; 3 |] (fun _ -> 0L) in
+  Support.is_refused_with ~needle:"the ends have shape"
+    (Nx_cpu.gather_ranges ~dst ~starts ~ends:(idx_of [| 2; 2 |] (fun _ -> 0L)) x);
+  Support.is_refused_with ~needle:"must begin"
+    (Nx_cpu.gather_ranges ~dst ~starts:(idx_of [| 3; 1 |] (fun _ -> 0L)) ~ends:(idx_of [| 3; 1 |] (fun _ -> 0L)) x);
+  Support.is_refused_with ~needle:"0-d"
+    (Nx_cpu.gather_ranges ~dst ~starts:(idx_of [||] (fun _ -> 0L)) ~ends:(idx_of [||] (fun _ -> 0L)) x);
+  let p = { K.before = [| 0; 1 |]; after = [| 0; 0 |]; windows = [||]; fill = 0. } in
+  Support.is_refused_with ~needle:"gives [2; 5]" (Nx_cpu.fold p ~dst dst);
+  Support.is_refused_with ~needle:"rank 2" (Nx_cpu.fold { p with K.before = [| 0 |] } ~dst x);
+  (* The kernel's own check: the destination overlaps the source. *)
+  Support.is_refused_with ~needle:"overlaps" (Nx_cpu.fold { p with K.before = [| 0; 0 |] } ~dst dst);
+  Alcotest.(check (list (float 0.))) "untouched" before (to_list dst)
+
 let tests =
   [ Alcotest.test_case "gather float32" `Quick (gather_case Dtype.Float32 (fun a b -> Int32.bits_of_float a = Int32.bits_of_float b));
     Alcotest.test_case "gather int4" `Quick (gather_case Dtype.Int4 ( = ));
@@ -107,4 +194,9 @@ let tests =
     Alcotest.test_case "scatter Add, Set, Max" `Quick scatter_add;
     Alcotest.test_case "scatter int4 over layouts" `Quick scatter_layouts;
     Alcotest.test_case "assemble" `Quick assemble_case;
-    Alcotest.test_case "refusals" `Quick refusals ]
+    Alcotest.test_case "refusals" `Quick refusals;
+    Alcotest.test_case "gather_ranges float32" `Quick
+      (gather_ranges_case Dtype.Float32 (fun a b -> Int32.bits_of_float a = Int32.bits_of_float b));
+    Alcotest.test_case "gather_ranges int4" `Quick (gather_ranges_case Dtype.Int4 ( = ));
+    Alcotest.test_case "fold" `Quick fold_case;
+    Alcotest.test_case "gather_ranges and fold refusals" `Quick ranges_fold_refusals ]

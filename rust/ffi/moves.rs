@@ -1,13 +1,15 @@
-//! The moves' entry: `Nx_cpu.gather`, `Nx_cpu.scatter` and
-//! `Nx_cpu.assemble`.
+//! The moves' entry: `Nx_cpu.gather`, `Nx_cpu.scatter`,
+//! `Nx_cpu.assemble`, `Nx_cpu.gather_ranges` and `Nx_cpu.fold`.
 
 use super::boundary::call;
 use crate::core::call::Call;
 use crate::core::door::Claim;
 use crate::core::layout::View;
-use crate::ffi::wire::{views, words, Reader};
+use crate::ffi::wire::{pads, views, words, Reader};
 use crate::moves::assemble::{self, Assemble, Piece};
+use crate::moves::fold::{self, Fold};
 use crate::moves::gather::{self, Gather};
+use crate::moves::gather_ranges::{self, GatherRanges};
 use crate::moves::scatter::{self, Combine, Scatter};
 use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlInt, OCamlRuntime};
 
@@ -16,6 +18,8 @@ enum Move {
     Gather(Gather),
     Scatter(Scatter),
     Assemble(Assemble),
+    GatherRanges(GatherRanges),
+    Fold(Fold),
 }
 
 impl Call for Move {
@@ -24,6 +28,8 @@ impl Call for Move {
             Move::Gather(c) => c.claims(),
             Move::Scatter(c) => c.claims(),
             Move::Assemble(c) => c.claims(),
+            Move::GatherRanges(c) => c.claims(),
+            Move::Fold(c) => c.claims(),
         }
     }
 
@@ -32,6 +38,8 @@ impl Call for Move {
             Move::Gather(c) => c.work(),
             Move::Scatter(c) => c.work(),
             Move::Assemble(c) => c.work(),
+            Move::GatherRanges(c) => c.work(),
+            Move::Fold(c) => c.work(),
         }
     }
 
@@ -40,6 +48,8 @@ impl Call for Move {
             Move::Gather(c) => c.run(),
             Move::Scatter(c) => c.run(),
             Move::Assemble(c) => c.run(),
+            Move::GatherRanges(c) => c.run(),
+            Move::Fold(c) => c.run(),
         }
     }
 }
@@ -49,6 +59,8 @@ fn name(code: Option<i64>) -> &'static str {
     match code {
         Some(0) => "gather",
         Some(1) => "scatter",
+        Some(3) => "gather_ranges",
+        Some(4) => "fold",
         _ => "assemble",
     }
 }
@@ -101,6 +113,19 @@ fn plan(w: &[i64], all: Vec<View>) -> Result<Move, String> {
             r.finish()?;
             assemble::plan(fill, dst, pieces).map(Move::Assemble)
         }
+        3 => {
+            r.finish()?;
+            let [dst, starts, ends, x] = exactly(all)?;
+            gather_ranges::plan(dst, starts, ends, x).map(Move::GatherRanges)
+        }
+        4 => {
+            let p = match <[_; 1]>::try_from(pads(&w[1..])?) {
+                Ok([Some(p)]) => p,
+                _ => return Err("a fold takes one pad".into()),
+            };
+            let [dst, x] = exactly(all)?;
+            fold::plan(p, dst, x).map(Move::Fold)
+        }
         k => Err(format!("a move of code {k}")),
     }
 }
@@ -112,8 +137,11 @@ fn plan(w: &[i64], all: Vec<View>) -> Result<Move, String> {
 /// whose views are the destination, into, the positions and the updates;
 /// 2, the fill's bits in two words (low first), the pieces' count and each
 /// piece's rank, then start and stop per axis, for an assemble, whose views
-/// are the destination and the pieces. Answers (0, "") for Done, (2, why)
-/// for a refusal.
+/// are the destination and the pieces; 3 for a gather_ranges, whose views
+/// are the destination, the starts, the ends and the source; 4 and a pad's
+/// words as a padded load's (`wire::pads`) for a fold, whose views are the
+/// destination and the source. Answers (0, "") for Done, (2, why) for a
+/// refusal.
 #[ocaml_interop::export]
 pub fn nx_cpu_moves(
     cr: &mut OCamlRuntime,

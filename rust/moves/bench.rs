@@ -1,14 +1,78 @@
 //! Timings of the moves, run by hand:
-//! `cargo test --release --no-default-features --lib moves::bench -- --ignored --nocapture`.
-//! Tests never assert times; these print them.
+//! `cargo test --release --no-default-features --lib moves::bench -- --ignored --nocapture --test-threads=1`.
+//! Tests never assert times; these print them. Also the host memory a
+//! narrow float's scatter Add holds, measured by counting the allocator's
+//! bytes during the call, beside the contract's formulas.
 
+use super::fold;
 use super::gather;
-use super::scatter::{self, Combine};
+use super::gather_ranges;
+use super::scatter::{self, Combine, Host};
 use crate::core::call::Call;
 use crate::core::dtype::Dtype;
 use crate::core::layout::{Layout, Memory, View};
+use crate::core::pool;
 use crate::core::test_rng::splitmix;
+use crate::loops::pad::{Pad, Window};
+use std::alloc::{GlobalAlloc, Layout as Alloc, System};
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering::Relaxed};
 use std::time::Instant;
+
+/// The test binary's allocator: the system's, counting the bytes held
+/// while [`COUNTING`] is set, and their peak.
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static HELD: AtomicIsize = AtomicIsize::new(0);
+static PEAK: AtomicIsize = AtomicIsize::new(0);
+
+impl Counting {
+    fn note(delta: isize) {
+        if COUNTING.load(Relaxed) {
+            let now = HELD.fetch_add(delta, Relaxed) + delta;
+            PEAK.fetch_max(now, Relaxed);
+        }
+    }
+}
+
+// SAFETY: every call is the system allocator's, with the caller's
+// arguments; the counting touches atomics alone.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Alloc) -> *mut u8 {
+        Counting::note(l.size() as isize);
+        // SAFETY: as the caller's contract.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn alloc_zeroed(&self, l: Alloc) -> *mut u8 {
+        Counting::note(l.size() as isize);
+        // SAFETY: as the caller's contract.
+        unsafe { System.alloc_zeroed(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Alloc) {
+        Counting::note(-(l.size() as isize));
+        // SAFETY: as the caller's contract.
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Alloc, new: usize) -> *mut u8 {
+        Counting::note(new as isize - l.size() as isize);
+        // SAFETY: as the caller's contract.
+        unsafe { System.realloc(p, l, new) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The peak of the bytes `f` allocates and holds at once (other threads'
+/// allocations meanwhile included: run it alone).
+fn peak_bytes(f: impl FnOnce()) -> isize {
+    HELD.store(0, Relaxed);
+    PEAK.store(0, Relaxed);
+    COUNTING.store(true, Relaxed);
+    f();
+    COUNTING.store(false, Relaxed);
+    PEAK.load(Relaxed)
+}
 
 fn view(buf: &mut [u64], d: Dtype, shape: &[usize]) -> View {
     let memory = Memory { base: buf.as_mut_ptr() as *mut u8, bytes: buf.len() * 8 };
@@ -54,5 +118,115 @@ fn time_moves() {
             scatter::plan(c, false, 0, d, i, p, u).unwrap().run().unwrap()
         });
         println!("scatter {c:?} 10M float32 into 1M: {ms:.2} ms");
+    }
+}
+
+/// Bytes of the host's L2 cache as Linux reports it for CPU 0.
+fn l2_bytes() -> usize {
+    let t = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index2/size").unwrap_or_default();
+    t.trim().trim_end_matches('K').parse::<usize>().map_or(1 << 20, |k| k << 10)
+}
+
+#[test]
+#[ignore]
+fn scatter_narrow_add_memory() {
+    // float16 Add (not unique) of m updates into t targets along axis 0,
+    // `slices` slices, on `threads` threads of the host's largest cache:
+    // the peak of the bytes the call allocates, beside the contract's
+    // figures: 5 t + 64 on each thread that sums a slice (one slice a
+    // thread), and, for the strategy that sorts updates by target on every
+    // thread, at w = 2 bytes: (8 + w) m in all where t >= m, else
+    // (8 + w) min (m, 2^22) (and about 5 t in all where m > t and m > 2^19),
+    // and on each thread 16 w + 136 KiB and the greater of 5/8 of L2 and
+    // 5 t / 512 (this one only where m does not exceed t or 2^19).
+    let cache = scatter::largest_cache();
+    let l2 = l2_bytes();
+    println!("largest cache {cache} bytes, L2 {l2} bytes");
+    println!("case | t | m | slices | threads | strategy | measured bytes | contract's bytes");
+    let cases: [(&str, usize, usize, usize, usize); 5] = [
+        ("one slice, fits the cache", 1 << 20, 10_000_000, 1, 2),
+        ("8 slices, fits the cache", 1 << 20, 1 << 20, 8, 2),
+        ("one slice, past the cache, t >= m", 16 << 20, 1 << 20, 1, 2),
+        ("one slice, past the cache, m > t", 9 << 20, 12 << 20, 1, 2),
+        ("one slice, past the cache, 1 thread", 16 << 20, 1 << 20, 1, 1),
+    ];
+    for (name, t, m, slices, threads) in cases {
+        pool::set_threads(threads).unwrap();
+        let mut s = 7u64;
+        let d = Dtype::Float16;
+        let mut into = vec![0u64; (t * slices).div_ceil(4)];
+        let mut out = vec![0u64; (t * slices).div_ceil(4)];
+        let mut upd: Vec<u64> = (0..(m * slices).div_ceil(4)).map(|_| 0x3c00_3c00_3c00_3c00).collect();
+        let mut pos: Vec<u64> = (0..m * slices).map(|_| splitmix(&mut s) % t as u64).collect();
+        let plan = scatter::plan_on(
+            Host { threads, cache },
+            Combine::Add,
+            false,
+            0,
+            view(&mut out, d, &[t, slices]),
+            view(&mut into, d, &[t, slices]),
+            view(&mut pos, Dtype::Int64, &[m, slices]),
+            view(&mut upd, d, &[m, slices]),
+        )
+        .unwrap();
+        let strategy = plan.strategy();
+        let bytes = peak_bytes(|| plan.run().unwrap());
+        let w = 2usize;
+        let contract = match strategy {
+            scatter::Strategy::PerSlice => format!("{} (5 t + 64 on each of {} summing threads)", threads.min(slices) * (5 * t + 64), threads.min(slices)),
+            scatter::Strategy::ByTarget => {
+                let per_thread = 16 * w + (136 << 10) + if m > t && m > 1 << 19 { 0 } else { (5 * l2 / 8).max(5 * t / 512) };
+                let all = if t >= m { (8 + w) * m } else { (8 + w) * m.min(1 << 22) + 5 * t };
+                format!("{} ((8 + w) m-type {all} in all + {per_thread} on each of {threads} threads)", all + threads * per_thread)
+            }
+        };
+        println!("{name} | {t} | {m} | {slices} | {threads} | {strategy:?} | {bytes} | {contract}");
+    }
+}
+
+#[test]
+#[ignore]
+fn time_ranges_and_fold() {
+    let mut s = 3u64;
+    // gather_ranges: 1000 runs of up to 10,000 elements out of 10M float32.
+    let n = 10_000_000;
+    let mut x: Vec<u64> = (0..n / 2).map(|_| splitmix(&mut s)).collect();
+    let (mut starts, mut ends) = (Vec::new(), Vec::new());
+    let mut e = 0u64;
+    for _ in 0..1000 {
+        let len = splitmix(&mut s) % 10_000;
+        starts.push(splitmix(&mut s) % (n as u64 - len));
+        e += len;
+        ends.push(e);
+    }
+    let size = e as usize;
+    let mut dst = vec![0u64; size.div_ceil(2)];
+    for threads in [1, std::thread::available_parallelism().map_or(1, |n| n.get())] {
+        pool::set_threads(threads).unwrap();
+        let ms = best(|| {
+            let (d, st, en, xv) = (
+                view(&mut dst, Dtype::Float32, &[size]),
+                view(&mut starts, Dtype::Int64, &[1000]),
+                view(&mut ends, Dtype::Int64, &[1000]),
+                view(&mut x, Dtype::Float32, &[n]),
+            );
+            gather_ranges::plan(d, st, en, xv).unwrap().run().unwrap()
+        });
+        println!("ranges: 1000 runs ({size} float32) out of 10M, {threads} threads: {ms:.2} ms");
+    }
+    // fold: 3x3 windows, stride 1, pad 1, over [64; 256; 256] float32.
+    let ds = [64, 256, 256];
+    let w = Some(Window { size: 3, stride: 1, dilation: 1 });
+    let p = Pad { before: vec![0, 1, 1], after: vec![0, 1, 1], windows: vec![None, w, w], fill: 0.0 };
+    let xs = p.shape(&ds).unwrap();
+    let mut src: Vec<u64> = (0..xs.iter().product::<usize>().div_ceil(2)).map(|_| 0x3f80_0000_3f80_0000).collect();
+    let mut out = vec![0u64; (64 * 256 * 256) / 2];
+    for threads in [1, std::thread::available_parallelism().map_or(1, |n| n.get())] {
+        pool::set_threads(threads).unwrap();
+        let ms = best(|| {
+            let (d, xv) = (view(&mut out, Dtype::Float32, &ds), view(&mut src, Dtype::Float32, &xs));
+            fold::plan(p.clone(), d, xv).unwrap().run().unwrap()
+        });
+        println!("fold 3x3 stride 1 pad 1 over [64; 256; 256] float32, {threads} threads: {ms:.2} ms");
     }
 }

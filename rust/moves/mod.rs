@@ -1,6 +1,7 @@
 //! The moves: kernels that copy elements from where positions or regions
-//! say, bits unchanged ([`gather`], [`assemble`], [`scatter`] by Set), or
-//! combine them there ([`scatter`] by Add, Max and Min).
+//! say, bits unchanged ([`gather`], [`gather_ranges`], [`assemble`],
+//! [`scatter`] by Set), or combine them there ([`scatter`] by Add, Max and
+//! Min, [`fold`] the adjoint of a padded load).
 //!
 //! Each is planned as a [`crate::core::call::Call`]: every check before the first
 //! write, so that a refusal leaves the destination untouched. Threads split
@@ -10,7 +11,9 @@
 //! contract fixes, so neither threads nor layouts change a bit.
 
 pub mod assemble;
+pub mod fold;
 pub mod gather;
+pub mod gather_ranges;
 pub mod num;
 pub mod scatter;
 pub mod slot;

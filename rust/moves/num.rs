@@ -22,6 +22,13 @@ pub trait Num: Copy + Send + Sync {
     /// # Safety
     /// As [`Slot::put`].
     unsafe fn put(&self, base: *mut u8, i: isize, v: Self::R);
+    /// `v`, a sum of two values of the dtype, rounded into the dtype as
+    /// `Prog.binary.Add` rounds it: a narrow float rounded once from
+    /// float32, a sub-byte integer wrapped; the identity elsewhere.
+    #[inline]
+    fn round(&self, v: Self::R) -> Self::R {
+        v
+    }
 }
 
 /// A dtype whose register type `T` holds it bit for bit.
@@ -106,6 +113,10 @@ impl Num for Int4 {
         // SAFETY: as the caller's contract.
         Packed::<4>::put(base, i, Packed(v as u8 & 15))
     }
+    #[inline]
+    fn round(&self, v: i8) -> i8 {
+        wrap_i4(v)
+    }
 }
 
 /// uint4: four packed bits in a u8; writing keeps the low four bits.
@@ -123,6 +134,10 @@ impl Num for Uint4 {
     unsafe fn put(&self, base: *mut u8, i: isize, v: u8) {
         // SAFETY: as the caller's contract.
         Packed::<4>::put(base, i, Packed(v & 15))
+    }
+    #[inline]
+    fn round(&self, v: u8) -> u8 {
+        v & 15
     }
 }
 
@@ -152,6 +167,10 @@ macro_rules! narrowed {
             unsafe fn put(&self, base: *mut u8, i: isize, v: f32) {
                 // SAFETY: as the caller's contract.
                 <$s as Slot>::put(base, i, <$s as Slot>::of_bits(self.0.encode_f32(v) as u128))
+            }
+            #[inline]
+            fn round(&self, v: f32) -> f32 {
+                self.0.round_from_f32(v)
             }
         }
     )*};

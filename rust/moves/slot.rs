@@ -44,6 +44,18 @@ pub trait Slot: Copy + Send + Sync + 'static {
             Self::put(dst, d + k * ds, Self::get(src, s + k * ss));
         }
     }
+    /// Writes the element of zero bits into `n` elements of `dst` from
+    /// element index `d`, step `ds`.
+    ///
+    /// # Safety
+    /// As [`Slot::put`] for each element.
+    #[inline]
+    unsafe fn zero(dst: *mut u8, d: isize, ds: isize, n: usize) {
+        for k in 0..n as isize {
+            // SAFETY: as this function's contract.
+            Self::put(dst, d + k * ds, Self::ZERO);
+        }
+    }
 }
 
 macro_rules! whole {
@@ -75,6 +87,18 @@ macro_rules! whole {
                 for k in 0..n as isize {
                     // SAFETY: as this function's contract.
                     Self::put(dst, d + k * ds, Self::get(src, s + k * ss));
+                }
+            }
+            #[inline]
+            unsafe fn zero(dst: *mut u8, d: isize, ds: isize, n: usize) {
+                if ds == 1 {
+                    // SAFETY: the run of n elements lies in valid memory
+                    // (caller).
+                    return std::ptr::write_bytes(dst.offset(d * size_of::<$t>() as isize), 0, n * size_of::<$t>());
+                }
+                for k in 0..n as isize {
+                    // SAFETY: as this function's contract.
+                    Self::put(dst, d + k * ds, 0);
                 }
             }
         }
@@ -125,6 +149,54 @@ impl<const W: u32> Slot for Packed<W> {
         let s = Self::shift(i);
         a.fetch_and(!(Self::MASK << s), Ordering::Relaxed);
         a.fetch_or((v.0 & Self::MASK) << s, Ordering::Relaxed);
+    }
+    /// Where both runs step 1 and start at one place in their bytes, the
+    /// bytes whose elements all lie in the run copied by one memcpy, the
+    /// elements of partly covered bytes one at a time: a byte written
+    /// whole holds only elements of this copy, which no other thread
+    /// accesses.
+    #[inline]
+    unsafe fn copy(src: *const u8, s: isize, ss: isize, dst: *mut u8, d: isize, ds: isize, n: usize) {
+        let n = n as isize;
+        if ss != 1 || ds != 1 || s.rem_euclid(Self::PER) != d.rem_euclid(Self::PER) {
+            for k in 0..n {
+                // SAFETY: as this function's contract.
+                Self::put(dst, d + k * ds, Self::get(src, s + k * ss));
+            }
+            return;
+        }
+        let (head, bytes, tail) = Self::split(d, n);
+        for k in (0..head).chain(n - tail..n) {
+            // SAFETY: as this function's contract.
+            Self::put(dst, d + k, Self::get(src, s + k));
+        }
+        // SAFETY: the whole bytes hold elements of the two runs alone, in
+        // valid memory that does not overlap (caller).
+        std::ptr::copy_nonoverlapping(src.offset((s + head).div_euclid(Self::PER)), dst.offset((d + head).div_euclid(Self::PER)), bytes);
+    }
+    /// As [`Slot::copy`]: whole bytes by one memset, the rest one at a time.
+    #[inline]
+    unsafe fn zero(dst: *mut u8, d: isize, ds: isize, n: usize) {
+        let n = n as isize;
+        let (head, bytes, tail) = if ds == 1 { Self::split(d, n) } else { (n, 0, 0) };
+        for k in (0..head).chain(n - tail..n) {
+            // SAFETY: as this function's contract.
+            Self::put(dst, d + k * ds, Self::ZERO);
+        }
+        // SAFETY: the whole bytes hold elements of the run alone, in valid
+        // memory (caller).
+        std::ptr::write_bytes(dst.offset((d + head).div_euclid(Self::PER)), 0, bytes);
+    }
+}
+
+impl<const W: u32> Packed<W> {
+    /// A run of `n` elements from element index `d` as the elements before
+    /// its first whole byte, its whole bytes, and the elements after them.
+    #[inline]
+    fn split(d: isize, n: isize) -> (isize, usize, isize) {
+        let head = ((Self::PER - d.rem_euclid(Self::PER)) % Self::PER).min(n);
+        let bytes = (n - head) / Self::PER;
+        (head, bytes as usize, n - head - bytes * Self::PER)
     }
 }
 

@@ -6,7 +6,9 @@
 //! fails it.
 
 use super::assemble::{self, Piece};
+use super::fold;
 use super::gather;
+use super::gather_ranges;
 use super::scatter::{self, Combine, Host, Strategy};
 use crate::core::call::Call;
 use crate::loops::column::Col;
@@ -15,7 +17,9 @@ use crate::core::layout::{Layout, Memory, View};
 use crate::core::narrow;
 use crate::loops::ops;
 use crate::core::pool;
-use crate::loops::prog::Binary;
+use crate::loops::map;
+use crate::loops::pad::{Pad, Window};
+use crate::loops::prog::{Binary, Node, Prog};
 use crate::core::test_rng::splitmix;
 
 /// The tests' random numbers.
@@ -163,6 +167,17 @@ impl Arr {
         at as usize
     }
 
+    /// The array laid out by `layout` instead, its buffer grown with
+    /// random words to hold it.
+    fn relayout(&mut self, layout: Layout, rng: &mut Rng) {
+        let extent = layout.span().unwrap().map_or(layout.offset + 1, |(_, hi)| hi as usize + 1);
+        let words = ((extent * layout.dtype.bits()).div_ceil(8) + 1).div_ceil(8);
+        while self.buf.len() < words {
+            self.buf.push(rng.next());
+        }
+        self.layout = layout;
+    }
+
     /// The elements' bits in C order.
     fn values(&mut self) -> Vec<u128> {
         let m = self.memory();
@@ -302,22 +317,26 @@ fn combine(c: Combine, d: Dtype, x: u128, us: &[u128]) -> u128 {
         Combine::Max => Binary::Maximum,
         _ => Binary::Minimum,
     };
+    us.iter().fold(x, |acc, &u| binary(k, d, acc, u))
+}
+
+/// The loops' kind `k` of two elements of `d`, one element at a time
+/// (`ops::binary`), its result rounded into `d`.
+fn binary(k: Binary, d: Dtype, x: u128, y: u128) -> u128 {
     let mut buf = [0u64; 4];
     let m = Memory { base: buf.as_mut_ptr() as *mut u8, bytes: 32 };
-    us.iter().fold(x, |acc, &u| {
-        set(m, d, 0, acc);
-        set(m, d, 1, u);
-        let (mut a, mut b, mut o) = (Col::new(d, 1), Col::new(d, 1), Col::new(d, 1));
-        // SAFETY: elements 0 to 2 lie in the 32 bytes of `buf`.
-        unsafe {
-            crate::loops::memio::load(m, d, 0, 1, 1, &mut a.as_mut());
-            crate::loops::memio::load(m, d, 1, 1, 1, &mut b.as_mut());
-            ops::binary(k, d, &a.as_ref(), &b.as_ref(), &mut o.as_mut(), 1);
-            o.as_mut().settle(d, 1);
-            crate::loops::memio::store(m, d, 2, 1, 1, &o.as_ref());
-        }
-        get(m, d, 2)
-    })
+    set(m, d, 0, x);
+    set(m, d, 1, y);
+    let (mut a, mut b, mut o) = (Col::new(d, 1), Col::new(d, 1), Col::new(d, 1));
+    // SAFETY: elements 0 to 2 lie in the 32 bytes of `buf`.
+    unsafe {
+        crate::loops::memio::load(m, d, 0, 1, 1, &mut a.as_mut());
+        crate::loops::memio::load(m, d, 1, 1, 1, &mut b.as_mut());
+        ops::binary(k, d, &a.as_ref(), &b.as_ref(), &mut o.as_mut(), 1);
+        o.as_mut().settle(d, 1);
+        crate::loops::memio::store(m, d, 2, 1, 1, &o.as_ref());
+    }
+    get(m, d, 2)
 }
 
 /// A scatter's case: the operands, the reference's result, and the
@@ -442,14 +461,21 @@ fn same_value(d: Dtype, a: u128, b: u128) -> bool {
 /// elements equal as [`same_value`] says (bit for bit under Set), every
 /// other bit of the buffer unchanged.
 fn check_scatter(c: Combine, k: &mut Case, what: &str) {
-    let d = k.dst.layout.dtype;
-    let mut want = Arr { buf: k.expect.clone(), layout: k.dst.layout.clone() };
-    let (got, wanted) = (k.dst.values(), want.values());
+    check_values(c == Combine::Set, &mut k.dst, &k.expect, what)
+}
+
+/// Checks a destination against the reference's buffer `expect`: its
+/// elements equal bit for bit (`bits`) or as [`same_value`] says, every
+/// other bit of the buffer unchanged.
+fn check_values(bits: bool, dst: &mut Arr, expect: &[u64], what: &str) {
+    let d = dst.layout.dtype;
+    let mut want = Arr { buf: expect.to_vec(), layout: dst.layout.clone() };
+    let (got, wanted) = (dst.values(), want.values());
     for (p, (&g, &w)) in got.iter().zip(&wanted).enumerate() {
-        let ok = if c == Combine::Set { g == w } else { same_value(d, g, w) };
+        let ok = if bits { g == w } else { same_value(d, g, w) };
         assert!(ok, "{what}: element {p} is {g:#x}, not {w:#x}");
     }
-    assert_eq!(k.dst.with(&wanted), k.expect, "{what}: bits outside the destination's elements");
+    assert_eq!(dst.with(&wanted), expect, "{what}: bits outside the destination's elements");
 }
 
 fn run_scatter(host: Host, c: Combine, unique: bool, k: &mut Case) -> Strategy {
@@ -508,6 +534,43 @@ fn scatter_add_sums_left_to_right_on_both_strategies() {
                 assert_eq!(s, want);
                 check_scatter(Combine::Add, &mut k, &format!("{} cache {cache} threads {threads}", d.name()));
             }
+        }
+    }
+}
+
+#[test]
+fn scatter_add_has_the_same_bits_on_1_and_3_threads_by_sizes() {
+    // The host's own cache, and slices of targets on either side of it:
+    // 1000 targets sum each slice on one thread, cache / width + 1 targets
+    // sort (here filter) the updates by target on every thread. Each case
+    // runs on 1 thread (one slice a thread) and 3 (the strategy its sizes
+    // take), from the same operands, NaNs and infinities among them: the
+    // destinations' buffers must be equal bit for bit, and match the
+    // left-to-right reference.
+    let mut rng = Rng(9);
+    let cache = scatter::largest_cache();
+    for d in [Dtype::Float32, Dtype::Bfloat16, Dtype::Complex64] {
+        let width = if d.is_narrow_float() { 4 } else { d.bytes() };
+        let big = cache / width + 1;
+        let mut sizes = vec![(1000, Strategy::PerSlice)];
+        // Past 2^25 targets the test would hold gigabytes: the strategy is
+        // then forced by a small cache in the test above alone.
+        if d != Dtype::Complex64 && big <= 1 << 25 {
+            sizes.push((big, Strategy::ByTarget));
+        }
+        for (t, want) in sizes {
+            let mut k = scatter_case_of(Combine::Add, false, d, &[t], 0, 70_000, false, false, &mut rng);
+            let start = k.dst.buf.clone();
+            let mut outs = Vec::new();
+            for (threads, strategy) in [(1, Strategy::PerSlice), (3, want)] {
+                pool::set_threads(threads).unwrap();
+                k.dst.buf.clone_from(&start);
+                let s = run_scatter(Host { threads, cache }, Combine::Add, false, &mut k);
+                assert_eq!(s, strategy, "{} {t} targets on {threads} threads", d.name());
+                check_scatter(Combine::Add, &mut k, &format!("{} {t} targets threads {threads}", d.name()));
+                outs.push(k.dst.buf.clone());
+            }
+            assert!(outs[0] == outs[1], "{} {t} targets: 1 and 3 threads differ", d.name());
         }
     }
 }
@@ -647,3 +710,392 @@ fn refusals_come_before_any_write() {
     assert_eq!(dst.buf, before);
 }
 
+
+/// The reference's gather_ranges: each destination element found one at a
+/// time, its run by a walk of the ends from the first, its source position
+/// in int64 arithmetic modulo 2^64.
+fn ranges_reference(xv: &[u128], xs: &[usize], starts: &[i64], ends: &[i64], is: &[usize], ds: &[usize]) -> Vec<u128> {
+    let lead = is.len() - 1;
+    let (k, n) = (is[lead], xs[lead]);
+    (0..ds.iter().product())
+        .map(|pos| {
+            let c = coords(ds, pos);
+            let p = c[lead] as i64;
+            let mut ic = c[..lead].to_vec();
+            ic.push(0);
+            let row = position(is, &ic);
+            let Some(j) = (0..k).find(|&j| ends[row + j] > p) else { return 0 };
+            let e = if j == 0 { 0 } else { ends[row + j - 1] };
+            let q = starts[row + j].wrapping_add(p).wrapping_sub(e);
+            if q < 0 || q >= n as i64 {
+                return 0;
+            }
+            let mut xc = c.clone();
+            xc[lead] = q as usize;
+            xv[position(xs, &xc)]
+        })
+        .collect()
+}
+
+/// Random runs for a source of `n` along the packed axis: each end mostly
+/// the previous one plus a short length, sometimes anywhere, below 0 or
+/// at int64's extremes; each start mostly the previous end plus a small
+/// shift (so the exact sum lies near the axis, even where the two lie at
+/// opposite extremes of int64), sometimes an extreme itself.
+fn random_runs(k: usize, n: usize, size: usize, rng: &mut Rng) -> (Vec<i64>, Vec<i64>) {
+    let (mut starts, mut ends) = (Vec::with_capacity(k), Vec::with_capacity(k));
+    let mut prev = 0i64;
+    for _ in 0..k {
+        let shift = rng.below(n + 6) as i64 - 3;
+        let start = match rng.below(10) {
+            0 => [i64::MIN, i64::MAX, i64::MIN + 1, i64::MAX - 1][rng.below(4)],
+            _ => prev.wrapping_add(shift),
+        };
+        let end = match rng.below(12) {
+            0 => -(rng.below(4) as i64),
+            1 => i64::MIN + rng.below(3) as i64,
+            2 => i64::MAX - rng.below(3) as i64,
+            3 => rng.below(size + 4) as i64,
+            _ => prev.max(0).saturating_add(rng.below(4) as i64),
+        };
+        starts.push(start);
+        ends.push(end);
+        prev = end;
+    }
+    (starts, ends)
+}
+
+/// Concatenates per-lead-index runs into one array's values.
+fn ranges_case(d: Dtype, is: &[usize], xs: &[usize], ds: &[usize], rng: &mut Rng) -> (Arr, Arr, Arr, Arr, Vec<u64>) {
+    let lead = is.len() - 1;
+    let rows: usize = is[..lead].iter().product();
+    let (mut starts, mut ends) = (Vec::new(), Vec::new());
+    for _ in 0..rows {
+        let (s, e) = random_runs(is[lead], xs[lead], ds[lead], rng);
+        starts.extend(s);
+        ends.extend(e);
+    }
+    let (st, en) = (Arr::positions(is, &starts, rng), Arr::positions(is, &ends, rng));
+    let mut x = Arr::new(d, xs, true, rng);
+    let mut dst = Arr::new(d, ds, false, rng);
+    let want = ranges_reference(&x.values(), xs, &starts, &ends, is, ds);
+    let expect = dst.with(&want);
+    (dst, st, en, x, expect)
+}
+
+#[test]
+fn gather_ranges_matches_the_reference() {
+    let mut rng = Rng(10);
+    for threads in [1, 3] {
+        pool::set_threads(threads).unwrap();
+        for d in Dtype::ALL {
+            for rank in 1..=4 {
+                for _ in 0..8 {
+                    let lead = rng.below(rank);
+                    let mut is = random_shape(lead, &mut rng);
+                    is.push(rng.below(6));
+                    let cells = random_shape(rank - lead - 1, &mut rng);
+                    let (n, size) = (rng.below(7), rng.below(9));
+                    let xs: Vec<usize> = is[..lead].iter().copied().chain([n]).chain(cells.iter().copied()).collect();
+                    let ds = gather_ranges::shape(&is, size, &xs).unwrap();
+                    let (mut dst, mut st, mut en, mut x, expect) = ranges_case(d, &is, &xs, &ds, &mut rng);
+                    gather_ranges::plan(dst.view(), st.view(), en.view(), x.view()).unwrap().run().unwrap();
+                    assert_eq!(dst.buf, expect, "{} starts {is:?} x {xs:?} dst {ds:?}", d.name());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn gather_ranges_reads_modulo_2_64_at_int64_extremes() {
+    // e = ends[0] near int64's least, starts[1] near its greatest: the exact
+    // starts[1] + p - e is about 2^64 + p - 3, which modulo 2^64 reads x at
+    // p - 3; run 0 holds no position (its end is below 0).
+    let mut rng = Rng(11);
+    let d = Dtype::Int32;
+    let mut x = Arr::new(d, &[6], false, &mut rng);
+    x.layout = Layout::contiguous(d, &[6]);
+    let mut st = Arr::positions(&[3], &[7, i64::MAX - 1, 0], &mut rng);
+    let mut en = Arr::positions(&[3], &[i64::MIN + 1, 5, i64::MAX], &mut rng);
+    let mut dst = Arr::new(d, &[9], false, &mut rng);
+    let xv = x.values();
+    // Run 1: positions 0..5 read p - 3; run 2: positions 5..9 read
+    // 0 + p - 5.
+    let want: Vec<u128> = (0..9).map(|p: i64| if p < 5 { if p >= 3 { xv[(p - 3) as usize] } else { 0 } } else { xv[(p - 5) as usize] }).collect();
+    let expect = dst.with(&want);
+    gather_ranges::plan(dst.view(), st.view(), en.view(), x.view()).unwrap().run().unwrap();
+    assert_eq!(dst.buf, expect);
+}
+
+#[test]
+fn gather_ranges_has_the_same_bits_on_1_and_3_threads() {
+    // Destinations of several parts (2^16 elements a part): contiguous
+    // with an offset (cut at cache lines, copied by memcpy) and laid out
+    // at random (reversed, gaps), sub-byte dtypes included.
+    let mut rng = Rng(12);
+    for d in [Dtype::Bit, Dtype::Int4, Dtype::Float32, Dtype::Complex128] {
+        for contiguous in [true, false] {
+            let (is, xs) = ([2, 40], [2, 300_000]);
+            let ds = [2, 250_000];
+            let lead_rows = 2;
+            let (mut starts, mut ends) = (Vec::new(), Vec::new());
+            for _ in 0..lead_rows {
+                let mut e = 0i64;
+                for _ in 0..40 {
+                    starts.push(rng.below(300_100) as i64 - 50);
+                    e += rng.below(12_000) as i64;
+                    ends.push(e);
+                }
+            }
+            let (mut st, mut en) = (Arr::positions(&is, &starts, &mut rng), Arr::positions(&is, &ends, &mut rng));
+            let mut x = Arr::new(d, &xs, false, &mut rng);
+            let mut dst = Arr::new(d, &ds, false, &mut rng);
+            if contiguous {
+                x.relayout(Layout { offset: 5, ..Layout::contiguous(d, &xs) }, &mut rng);
+                dst.relayout(Layout { offset: 3, ..Layout::contiguous(d, &ds) }, &mut rng);
+            }
+            let want = ranges_reference(&x.values(), &xs, &starts, &ends, &is, &ds);
+            let expect = dst.with(&want);
+            let start = dst.buf.clone();
+            for threads in [1, 3] {
+                pool::set_threads(threads).unwrap();
+                dst.buf.clone_from(&start);
+                gather_ranges::plan(dst.view(), st.view(), en.view(), x.view()).unwrap().run().unwrap();
+                assert!(dst.buf == expect, "{} contiguous {contiguous} threads {threads}", d.name());
+            }
+        }
+    }
+}
+
+/// A random pad for an operand of `shape` whose windows fit it.
+fn random_pad(shape: &[usize], rng: &mut Rng) -> Pad {
+    let r = shape.len();
+    let before: Vec<usize> = (0..r).map(|_| rng.below(3)).collect();
+    let after: Vec<usize> = (0..r).map(|_| rng.below(3)).collect();
+    let windows: Vec<Option<Window>> = (0..r)
+        .map(|a| {
+            let w = Window { size: 1 + rng.below(3), stride: 1 + rng.below(3), dilation: 1 + rng.below(2) };
+            let padded = shape[a] + before[a] + after[a];
+            (rng.coin() && (w.size - 1) * w.dilation < padded).then_some(w)
+        })
+        .collect();
+    let windows = if windows.iter().all(Option::is_none) && rng.coin() { vec![] } else { windows };
+    Pad { before, after, windows, fill: 0.0 }
+}
+
+/// The reference's fold: each destination element's terms found one at a
+/// time, their taps in C order, summed left to right by the loops' Add one
+/// element at a time; +0 (zero bits) where no tap reads it.
+fn fold_reference(d: Dtype, p: &Pad, xv: &[u128], xs: &[usize], ds: &[usize]) -> Vec<u128> {
+    let r = ds.len();
+    let win = |a: usize| p.windows.get(a).copied().flatten();
+    let wa: Vec<usize> = (0..r).filter(|&a| win(a).is_some()).collect();
+    let taps: Vec<usize> = wa.iter().map(|&a| win(a).unwrap().size).collect();
+    let ntaps: usize = taps.iter().product();
+    (0..ds.iter().product())
+        .map(|pos| {
+            let c = coords(ds, pos);
+            let terms: Vec<u128> = (0..ntaps)
+                .filter_map(|tp| {
+                    let t = coords(&taps, tp);
+                    let mut xc = Vec::with_capacity(xs.len());
+                    for a in 0..r {
+                        let q = (c[a] + p.before[a]) as i64;
+                        match win(a) {
+                            None => xc.push(q as usize),
+                            Some(w) => {
+                                let k = wa.iter().position(|&b| b == a).unwrap();
+                                let q = q - (t[k] * w.dilation) as i64;
+                                if q < 0 || q % w.stride as i64 != 0 || q / w.stride as i64 >= xs[a] as i64 {
+                                    return None;
+                                }
+                                xc.push((q / w.stride as i64) as usize);
+                            }
+                        }
+                    }
+                    xc.extend(&t);
+                    Some(xv[position(xs, &xc)])
+                })
+                .collect();
+            // A sum of one term is that term, a bool's as its value, 0 or 1.
+            match terms.split_first() {
+                None => 0,
+                Some((&first, rest)) => {
+                    let first = if d == Dtype::Bool { (first != 0) as u128 } else { first };
+                    rest.iter().fold(first, |acc, &u| binary(Binary::Add, d, acc, u))
+                }
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn fold_matches_the_reference() {
+    let mut rng = Rng(13);
+    for threads in [1, 3] {
+        pool::set_threads(threads).unwrap();
+        for d in Dtype::ALL {
+            for rank in 0..=4 {
+                for _ in 0..6 {
+                    let ds = random_shape(rank, &mut rng);
+                    let p = random_pad(&ds, &mut rng);
+                    let xs = p.shape(&ds).unwrap();
+                    let mut x = Arr::new(d, &xs, true, &mut rng);
+                    if rng.coin() {
+                        // Finite values, so that a sum in another order or
+                        // rounded otherwise shows.
+                        let vals: Vec<u128> = (0..x.layout.size()).map(|_| finite(d, &mut rng)).collect();
+                        x.buf = x.with(&vals);
+                    }
+                    let mut dst = Arr::new(d, &ds, false, &mut rng);
+                    let want = fold_reference(d, &p, &x.values(), &xs, &ds);
+                    let expect = dst.with(&want);
+                    fold::plan(p.clone(), dst.view(), x.view()).unwrap().run().unwrap();
+                    check_values(false, &mut dst, &expect, &format!("{} fold {p:?} of {ds:?}", d.name()));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn fold_keeps_a_single_negative_zero_and_rounds_each_addition() {
+    let mut rng = Rng(14);
+    // One window of 2 taps, stride 1, over [3]: element 1 has two terms,
+    // elements 0 and 2 one each.
+    let p = Pad { before: vec![0], after: vec![0], windows: vec![Some(Window { size: 2, stride: 1, dilation: 1 })], fill: 0.0 };
+    for d in [Dtype::Float32, Dtype::Float16, Dtype::Bfloat16, Dtype::Float8E4m3fn, Dtype::Float4E2m1fn] {
+        let enc = |v: f32| narrow::encode_f32(d, v).map(u128::from).unwrap_or(v.to_bits() as u128);
+        let mut x = Arr::new(d, &[2, 2], false, &mut rng);
+        // Taps of window 0: elements 0, 1; of window 1: elements 1, 2.
+        x.buf = x.with(&[enc(-0.0), enc(-0.0), enc(-0.0), enc(-0.0)]);
+        let mut dst = Arr::new(d, &[3], false, &mut rng);
+        fold::plan(p.clone(), dst.view(), x.view()).unwrap().run().unwrap();
+        assert_eq!(dst.values(), vec![enc(-0.0); 3], "{}", d.name());
+    }
+    // float16: 1 + 2^-11 + 2^-11 rounds each addition to even (1, then 1),
+    // where a float32 sum rounded once would give 1 + 2^-10.
+    let d = Dtype::Float16;
+    let three = Pad { before: vec![0], after: vec![0], windows: vec![Some(Window { size: 3, stride: 1, dilation: 1 })], fill: 0.0 };
+    let mut x = Arr::new(d, &[1, 3], false, &mut rng);
+    let h = |v: f32| narrow::encode_f32(d, v).unwrap() as u128;
+    let tiny = 1.0 / 2048.0;
+    x.buf = x.with(&[h(1.0), h(tiny), h(tiny)]);
+    let mut dst = Arr::new(d, &[3], false, &mut rng);
+    fold::plan(three, dst.view(), x.view()).unwrap().run().unwrap();
+    assert_eq!(dst.values(), vec![h(1.0), h(tiny), h(tiny)]);
+    let mut x = Arr::new(d, &[3, 3], false, &mut rng);
+    let one_window = Pad { before: vec![2], after: vec![2], windows: vec![Some(Window { size: 3, stride: 1, dilation: 1 })], fill: 0.0 };
+    // Element 0 is read by window 2's tap 0, window 1's tap 1 and window
+    // 0's tap 2: terms 1, then 2^-11, then 2^-11, in tap order.
+    let mut vals = vec![h(0.0); 9];
+    vals[2 * 3] = h(1.0);
+    vals[3 + 1] = h(tiny);
+    vals[2] = h(tiny);
+    x.buf = x.with(&vals);
+    let mut dst = Arr::new(d, &[1], false, &mut rng);
+    fold::plan(one_window, dst.view(), x.view()).unwrap().run().unwrap();
+    assert_eq!(dst.values(), vec![h(1.0)]);
+}
+
+#[test]
+fn fold_is_the_adjoint_of_a_padded_load_on_integers() {
+    // <fold(y), x> = <y, load(x)> exactly, modulo 2^w for w-bit integers,
+    // load(x) the map's padded load of x (fill 0).
+    let mut rng = Rng(15);
+    for d in [Dtype::Int4, Dtype::Uint8, Dtype::Int32, Dtype::Int64] {
+        for rank in 1..=3 {
+            for _ in 0..8 {
+                let ds: Vec<usize> = (0..rank).map(|_| 1 + rng.below(5)).collect();
+                let p = random_pad(&ds, &mut rng);
+                let ys = p.shape(&ds).unwrap();
+                let mut x = Arr::new(d, &ds, true, &mut rng);
+                let mut y = Arr::new(d, &ys, true, &mut rng);
+                let mut loaded = Arr::new(d, &ys, false, &mut rng);
+                let mut folded = Arr::new(d, &ds, false, &mut rng);
+                let id = Prog::new(vec![d], vec![Node::Load(0)], vec![0]).unwrap();
+                map::plan_loads(id, vec![loaded.view()], vec![map::Load::Padded(p.clone(), x.view())]).unwrap().run().unwrap();
+                fold::plan(p.clone(), folded.view(), y.view()).unwrap().run().unwrap();
+                let dot = |a: Vec<u128>, b: Vec<u128>| a.iter().zip(&b).fold(0u64, |s, (&u, &v)| s.wrapping_add((u as u64).wrapping_mul(v as u64)));
+                let m = mask(d) as u64;
+                let left = dot(folded.values(), x.values()) & m;
+                let right = dot(y.values(), loaded.values()) & m;
+                assert_eq!(left, right, "{} {p:?} of {ds:?}", d.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn fold_has_the_same_bits_on_1_and_3_threads() {
+    // Rows enough for several parts: 3x3 windows, stride 1, pad 1, and a
+    // strided, dilated one; NaNs and infinities among the terms.
+    let mut rng = Rng(16);
+    let ds = [64, 12, 40];
+    let w = |size, stride, dilation| Some(Window { size, stride, dilation });
+    let pads = [
+        Pad { before: vec![0, 1, 1], after: vec![0, 1, 1], windows: vec![None, w(3, 1, 1), w(3, 1, 1)], fill: 0.0 },
+        Pad { before: vec![1, 0, 2], after: vec![0, 1, 0], windows: vec![w(2, 2, 1), None, w(3, 2, 2)], fill: 0.0 },
+    ];
+    for d in [Dtype::Float32, Dtype::Float16, Dtype::Int4, Dtype::Complex64] {
+        for p in &pads {
+            let xs = p.shape(&ds).unwrap();
+            let mut x = Arr::new(d, &xs, false, &mut rng);
+            let mut dst = Arr::new(d, &ds, false, &mut rng);
+            let start = dst.buf.clone();
+            let want = fold_reference(d, p, &x.values(), &xs, &ds);
+            let expect = dst.with(&want);
+            let mut outs = Vec::new();
+            for threads in [1, 3] {
+                pool::set_threads(threads).unwrap();
+                dst.buf.clone_from(&start);
+                fold::plan(p.clone(), dst.view(), x.view()).unwrap().run().unwrap();
+                check_values(false, &mut dst, &expect, &format!("{} {p:?} threads {threads}", d.name()));
+                outs.push(dst.buf.clone());
+            }
+            assert!(outs[0] == outs[1], "{}: 1 and 3 threads differ", d.name());
+        }
+    }
+}
+
+#[test]
+fn gather_ranges_and_fold_refuse_before_any_write() {
+    let mut rng = Rng(17);
+    let d = Dtype::Float32;
+    let mut x = Arr::new(d, &[2, 5, 3], false, &mut rng);
+    let mut dst = Arr::new(d, &[2, 4, 3], false, &mut rng);
+    let mut st = Arr::positions(&[2, 2], &[0; 4], &mut rng);
+    let mut en = Arr::positions(&[2, 2], &[1; 4], &mut rng);
+    let mut en3 = Arr::positions(&[2, 3], &[1; 6], &mut rng);
+    let mut f64s = Arr::new(Dtype::Float64, &[2, 4, 3], false, &mut rng);
+    let mut scalar = Arr::positions(&[], &[0], &mut rng);
+    let before = dst.buf.clone();
+    let g = |dst: View, s: View, e: View, x: View| gather_ranges::plan(dst, s, e, x).err().unwrap();
+    assert!(g(dst.view(), x.view(), en.view(), x.view()).contains("int64"));
+    assert!(g(dst.view(), st.view(), en3.view(), x.view()).contains("the ends have shape"));
+    assert!(g(dst.view(), scalar.view(), scalar.view(), x.view()).contains("0-d"));
+    assert!(g(f64s.view(), st.view(), en.view(), x.view()).contains("float64"));
+    let mut short = Arr::new(d, &[3, 5, 3], false, &mut rng);
+    assert!(g(dst.view(), st.view(), en.view(), short.view()).contains("must begin"));
+    let mut wide = Arr::new(d, &[2, 4, 2], false, &mut rng);
+    assert!(g(wide.view(), st.view(), en.view(), x.view()).contains("not [2, 4, 3]"));
+    let mut bcast = dst.view();
+    bcast.layout.strides[1] = 0;
+    assert!(g(bcast, st.view(), en.view(), x.view()).contains("several indices"));
+    let mut over = dst.view();
+    over.layout.shape = vec![2, 5, 3];
+    let mut small = dst.view();
+    small.layout.shape = vec![2, 2];
+    small.layout.strides = vec![2, 1];
+    small.layout.dtype = Dtype::Int64;
+    assert!(g(dst.view(), small, en.view(), x.view()).contains("overlaps the starts"));
+    let p = Pad { before: vec![0, 1, 0], after: vec![0, 0, 0], windows: vec![], fill: 0.0 };
+    let f = |p: &Pad, dst: View, x: View| fold::plan(p.clone(), dst, x).err().unwrap();
+    let mut xp = Arr::new(d, &[2, 6, 3], false, &mut rng);
+    assert!(f(&p, dst.view(), xp.view()).contains("gives [2, 5, 3]"));
+    assert!(f(&p, f64s.view(), x.view()).contains("float64"));
+    assert!(f(&Pad { before: vec![0], ..p.clone() }, dst.view(), x.view()).contains("rank 3"));
+    assert!(f(&p, dst.view(), over).contains("overlaps the source"));
+    assert_eq!(dst.buf, before);
+}
