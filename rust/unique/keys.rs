@@ -90,9 +90,10 @@ impl Keys {
         id
     }
 
-    /// Rebuilds the table at 4 times the keys, rounded up to a power of 2.
+    /// Rebuilds the table at twice the keys rounded up to a power of 2, 2
+    /// to 4 times them (grown once they pass half its slots, it doubles).
     fn grow(&mut self) {
-        let size = (4 * self.len()).next_power_of_two();
+        let size = (2 * self.len()).next_power_of_two();
         let mask = size - 1;
         self.slots = Scratch::zeroed(size);
         for (id, &h) in self.hashes.iter().enumerate() {
