@@ -277,3 +277,16 @@ let solve_triangular t ~adjoint ~unit_diagonal ~dst a b =
     (Nx_kernel.solve_triangular_refusal ~dst a b) [ Nx_array.Any dst ] [ Nx_array.Any a; Nx_array.Any b ]
 
 let qr ~q ~r a = linalg ~name:"qr" ~code:3 (Nx_kernel.qr_refusal ~q ~r a) [ Nx_array.Any q; Nx_array.Any r ] [ Nx_array.Any a ]
+
+(* Numbering: the views of ids, first, counts, count and the keys. The
+   refusal function checks the shapes first; the kernel checks it all
+   again, with dtypes and overlaps, before any write, and declines keys of
+   2^40 - 1 rows or more. *)
+external unique_raw : bytes -> Nx_array.Buffer.t array -> int * string = "nx_cpu_unique"
+
+let unique ~ids ~first ~counts ~count keys =
+  match refused "unique" (Nx_kernel.unique_refusal ~ids ~first ~counts ~count keys) with
+  | Some r -> r
+  | None ->
+      let view_words, buffers = views [| Nx_array.Any ids; Any first; Any counts; Any count; Any keys |] in
+      answer (unique_raw view_words buffers)

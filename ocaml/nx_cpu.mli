@@ -110,3 +110,21 @@ val set_threads : int -> unit
     (from float32), a sub-byte integer's wraps at each. Each element is
     summed whole by one thread, so the bits do not depend on the threads or
     the layouts. *)
+
+(** {1 Numbering}
+
+    [unique] declines keys of [2{^40} - 1] rows or more. Its [k] keys of [w]
+    words each find their number in a hash table of linear probing, by a
+    hash that folds each word in by wyhash's mix (the high and low halves
+    of a 128-bit product xored), keyed by secrets from a seed drawn from
+    the system's random source when the library first numbers; a row of
+    the previous row's key takes its number without a probe. Keys of at
+    most 4 words whose columns' spans multiply to at most [2{^20}] values,
+    and to at most twice a thread's rows and 1024 more, find it in a direct
+    table of 4 bytes a value, from one more read of the keys that finds the
+    spans. A thread takes up to [2 (w + 3) k] words for its keys and a table
+    of 1024 slots or 2 to 4 times its keys, a word each. On several
+    threads each numbers a block of consecutive rows, the blocks' keys then
+    merge in order of the blocks, and a last pass maps each row's number in
+    its block to its key's. The numbers never depend on the seed or the
+    threads. *)

@@ -534,6 +534,37 @@ let qr_refusal ~q ~r a =
                   (Printf.sprintf "q has shape %s, not %s (reduced) or %s (complete)" (pp_shape (Nx_array.shape q))
                      (pp_shape (fst (qr_shapes Reduced s))) (pp_shape (fst (qr_shapes Complete s))))) ])
 
+(* Numbering *)
+
+type keys = (int64, Bigarray.int64_elt) a
+
+let keys_of_rows (type v s) (x : (v, s) a) : keys option =
+  let d = Nx_array.dtype x in
+  let b = Nx_array.Dtype.bits d in
+  let words bits = if bits mod 64 = 0 then Some (bits / 64) else None in
+  if Nx_array.rank x <> 2 || b mod 8 <> 0 then None
+  else
+    let n = Nx_array.extent x 0 and c = Nx_array.extent x 1 in
+    let buf = Nx_array.buffer x in
+    if c = 0 then Some (Nx_array.view Nx_array.Dtype.Int64 ~shape:[| n; 0 |] ~strides:[| 0; 0 |] ~offset:0 buf)
+    else if c > 1 && Nx_array.stride x 1 <> 1 then None
+    else
+      match (words (c * b), words (Nx_array.offset x * b), words (Nx_array.stride x 0 * b)) with
+      | Some w, Some offset, Some step ->
+          Some (Nx_array.view Nx_array.Dtype.Int64 ~shape:[| n; w |] ~strides:[| step; 1 |] ~offset buf)
+      | _ -> None
+
+let unique_refusal ~ids ~first ~counts ~count keys =
+  match Nx_array.shape keys with
+  | [| n; _ |] ->
+      let shape name a = pp_shape (Nx_array.shape a) |> Printf.sprintf "%s has shape %s" name in
+      if Nx_array.shape ids <> [| n |] then Some (Printf.sprintf "%s for keys of %d rows" (shape "ids" ids) n)
+      else if Nx_array.rank first <> 1 || Nx_array.shape counts <> Nx_array.shape first then
+        Some (Printf.sprintf "%s and counts %s, not one [m]" (shape "first" first) (pp_shape (Nx_array.shape counts)))
+      else if Nx_array.rank count <> 0 then Some (Printf.sprintf "%s, not 0-d" (shape "count" count))
+      else None
+  | s -> Some (Printf.sprintf "keys have shape %s, not [n; w]" (pp_shape s))
+
 module type S = sig
   val name : string
   val computes_on : Rig.t -> bool
@@ -573,6 +604,8 @@ module type S = sig
 
   val sort :
     axis:int -> descending:bool -> values:('v, 's) a -> positions:index -> ('v, 's) a -> Nx_array.answer
+
+  val unique : ids:index -> first:index -> counts:index -> count:index -> keys -> Nx_array.answer
 
   val cholesky : triangle -> dst:('v, 's) a -> ('v, 's) a -> Nx_array.answer
   val lu : lu:('v, 's) a -> pivots:index -> perm:index -> ('v, 's) a -> Nx_array.answer

@@ -532,6 +532,37 @@ val qr_refusal : q:('v, 's) a -> r:('v, 's) a -> ('v, 's) a -> string option
     at least 2 axes, [q] of the shape of some {!factors} and [r] of that
     factors' shape ({!qr_shapes}). *)
 
+(** {1 Numbering}
+
+    A numbering ([S.unique]) reads rows of 64-bit words. *)
+
+type keys = (int64, Bigarray.int64_elt) a
+(** The rows a numbering numbers: an [[n; w]] int64 array whose elements are
+    read as the unsigned 64-bit words of their bits, so that two rows are
+    one key iff their words are equal, bit for bit. Rows of another dtype
+    are numbered through a view of their bits over the same buffer
+    ({!keys_of_rows}, or {!Nx_array.view} at [Int64]): an [[n; c]] array of
+    [b]-bit elements whose rows are contiguous, [c b] a multiple of 64,
+    reads as [[n; c b / 64]] words, [[n; 2]] int32 pairs as one word a row.
+    Bits are compared, not values: [-0.] and [+0.] are two keys, as are NaNs
+    of two payloads; rows whose bytes are not whole words are first widened
+    into words (by a cast into int64 columns, say), and a sub-byte dtype's
+    packed rows likewise. *)
+
+val keys_of_rows : ('v, 's) a -> keys option
+(** [keys_of_rows x] is the {!keys} view of the bits of [x], an [[n; c]]
+    array of a dtype of whole bytes whose rows each lie in whole 64-bit
+    words of its buffer: the elements of a row one after the other (stride
+    1 along axis 1, unless [c] is 1), [c] times the dtype's bits a multiple
+    of 64, and [x]'s offset and row stride, in bits, multiples of 64 too.
+    A [c] of 0 gives [[n; 0]]. [None] where [x] is not so. *)
+
+val unique_refusal : ids:index -> first:index -> counts:index -> count:index -> keys -> string option
+(** Why a numbering does not fit, or [None]: [keys] of shape [[n; w]], [ids]
+    of shape [[n]], [first] and [counts] of one shape [[m]], [count] 0-d.
+    The kernel also refuses a destination that maps two indices to one
+    element, or that shares memory with the keys or another destination. *)
+
 (** A kernel library. *)
 module type S = sig
   val name : string
@@ -667,6 +698,20 @@ module type S = sig
       elements in increasing position. Every dtype sorts. [values] may be
       [x] itself (each slice is read whole before it is written); no other
       overlap of [values] or [positions] with [x] or each other is taken. *)
+
+  (** {2 Numbering} *)
+
+  val unique : ids:index -> first:index -> counts:index -> count:index -> keys -> Nx_array.answer
+  (** [unique ~ids ~first ~counts ~count keys] numbers the rows of [keys]
+      ({!keys}, [[n; w]]): two rows are one key iff their words are equal,
+      and a [w] of 0 makes every row one key. Keys are numbered from 0 in
+      order of their first rows, [k] of them. [ids], of [n] entries, gets
+      each row's key. [first] and [counts] have one length [m]: entry [g]
+      below [min m k] gets key [g]'s first row and its number of rows, and
+      entries from [k] on get [n] and 0. [count], 0-d, gets [k]. The
+      numbers follow first appearance alone, whatever the threads or the
+      hash. {!unique_refusal} decides whether a call fits; a library may
+      decline keys of too many rows, as its doc states. *)
 
   val cholesky : triangle -> dst:('v, 's) a -> ('v, 's) a -> Nx_array.answer
   (** [cholesky t ~dst a] stores L with a = L Lᴴ under [Lower], or U = Lᴴ

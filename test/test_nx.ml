@@ -18,5 +18,6 @@ let () =
       ("contract", T_contract.tests);
       ("moves", T_moves.tests);
       ("Nx_cpu.sort", T_sort.tests);
+      ("Nx_cpu.unique", T_unique.tests);
       ("matrices", T_linalg.tests);
     ]

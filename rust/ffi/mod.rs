@@ -36,3 +36,5 @@ pub mod moves;
 pub mod reduce;
 #[cfg(feature = "ocaml")]
 pub mod sort;
+#[cfg(feature = "ocaml")]
+pub mod unique;

@@ -14,6 +14,7 @@
 pub mod access;
 pub mod order;
 pub mod radix;
+pub mod scratch;
 
 use crate::core::call::Call;
 use crate::core::door::Claim;
@@ -23,6 +24,7 @@ use crate::core::pool;
 use access::Bits;
 use order::{Visit, Word};
 use radix::{Item, Pos};
+use scratch::Scratch;
 
 /// A checked sort call, ready to run once its claims are held.
 pub struct Plan {
@@ -139,25 +141,6 @@ fn in_parts(n: usize, threads: usize, f: impl Fn(std::ops::Range<usize>) + Sync)
     pool::run_parts(parts, |p| f(p * per..((p + 1) * per).min(n)));
 }
 
-/// A vector of `n` items of zero bits, from zeroed memory (on most systems
-/// fresh pages, written only where the sort writes).
-fn zeroed<T: Word, P: Pos>(n: usize) -> Vec<Item<T, P>> {
-    if n == 0 || std::mem::size_of::<Item<T, P>>() == 0 {
-        return Vec::new();
-    }
-    let layout = std::alloc::Layout::array::<Item<T, P>>(n).expect("a slice's items fit memory");
-    // SAFETY: the layout is of non-zero size; zero bits are a valid item
-    // (integers alone), so the vector's n items are initialised, and it
-    // owns memory of the global allocator of its layout.
-    unsafe {
-        let p = std::alloc::alloc_zeroed(layout) as *mut Item<T, P>;
-        if p.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
-        Vec::from_raw_parts(p, n, n)
-    }
-}
-
 /// The sort of a plan, generic over the dtype's bits and key.
 struct Run<'a>(&'a Plan);
 
@@ -167,17 +150,34 @@ impl Run<'_> {
     fn write<T: Word, P: Pos>(&self, bases: [isize; 3], a: &[Item<T, P>], b: &[Item<T, P>], runs: &radix::Runs, threads: usize) {
         let p = self.0;
         let (vb, pb) = (Bits::new(p.values.memory, p.values.layout.dtype), Bits::new(p.positions.memory, Dtype::Int64));
+        // Values of whole bytes are stored directly, the dtype's width
+        // known to the loop.
+        let whole = !p.values.layout.dtype.is_sub_byte();
+        let (vp, pp) = (p.values.memory.base as usize, p.positions.memory.base as usize);
         in_parts(p.k, threads, |r| {
             for (run, in_b) in runs {
                 let items = if *in_b { b } else { a };
-                for j in run.start.max(r.start)..run.end.min(r.end) {
-                    let it = items[j];
-                    // SAFETY: j < k, so both elements lie in the destinations
-                    // (checked views); slices and parts write disjoint
-                    // elements (no destination maps two indices to one).
-                    unsafe {
-                        vb.write(bases[1] + j as isize * p.steps[1], it.bits);
-                        pb.write(bases[2] + j as isize * p.steps[2], it.pos.get() as u64);
+                let start = run.start.max(r.start);
+                let js = start..run.end.min(r.end).max(start);
+                if whole {
+                    for (j, it) in js.clone().zip(&items[js]) {
+                        // SAFETY: j < k, so both elements lie in the
+                        // destinations (checked views), a value of whole
+                        // bytes at its element's index times T, the dtype's
+                        // width; slices and parts write disjoint elements
+                        // (no destination maps two indices to one).
+                        unsafe {
+                            (vp as *mut T).offset(bases[1] + j as isize * p.steps[1]).write_unaligned(it.bits);
+                            (pp as *mut i64).offset(bases[2] + j as isize * p.steps[2]).write_unaligned(it.pos.get() as i64);
+                        }
+                    }
+                } else {
+                    for (j, it) in js.clone().zip(&items[js]) {
+                        // SAFETY: as above, a sub-byte value written by Bits.
+                        unsafe {
+                            vb.write(bases[1] + j as isize * p.steps[1], it.bits);
+                            pb.write(bases[2] + j as isize * p.steps[2], it.pos.get() as u64);
+                        }
                     }
                 }
             }
@@ -188,7 +188,7 @@ impl Run<'_> {
     /// each on one thread or on `threads`.
     fn sort_slices<T: Word, K: Word, P: Pos>(&self, range: std::ops::Range<usize>, threads: usize, key: impl Fn(T) -> K + Copy + Send + Sync) {
         let p = self.0;
-        let (mut a, mut b) = (zeroed::<T, P>(p.n), zeroed::<T, P>(p.n));
+        let (mut a, mut b) = (Scratch::<Item<T, P>>::zeroed(p.n), Scratch::<Item<T, P>>::zeroed(p.n));
         let xb = Bits::new(p.x.memory, p.x.layout.dtype);
         let plain = p.steps[0] == 1 && !p.x.layout.dtype.is_sub_byte();
         for s in range {

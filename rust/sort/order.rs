@@ -15,6 +15,8 @@ pub trait Word: Copy + Ord + Default + Send + Sync + std::fmt::Debug + 'static {
     fn digit(self, level: usize) -> usize;
     /// The bitwise complement, which reverses the order.
     fn not(self) -> Self;
+    /// The word shifted right by `shift` bits, in the low bits of a usize.
+    fn low(self, shift: u32) -> usize;
 }
 
 macro_rules! word {
@@ -28,6 +30,10 @@ macro_rules! word {
             #[inline(always)]
             fn not(self) -> Self {
                 !self
+            }
+            #[inline(always)]
+            fn low(self, shift: u32) -> usize {
+                (self >> shift) as usize
             }
         }
     )*};

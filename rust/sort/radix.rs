@@ -8,6 +8,9 @@
 //! share. Each distribution keeps equal digits in their order, so the
 //! result is the stable sort: one result whatever the threads, which
 //! share the first distribution by chunks of elements and then the runs.
+//! On one thread a long slice of keys of at most 4 bytes is sorted by
+//! passes over wider digits from the least significant instead (`wide`),
+//! as many whatever the keys' spread.
 
 use super::order::Word;
 use crate::core::pool;
@@ -189,12 +192,72 @@ const CHUNK: usize = 1 << 16;
 /// of positions in it, lies in the first buffer or (true) the second.
 pub type Runs = Vec<(std::ops::Range<usize>, bool)>;
 
+/// Bits of a digit of [`wide`]'s passes.
+const WIDE: u32 = 11;
+
+/// Sorts the `n` elements that `read(i)` gives, stably by key, with their
+/// positions, on one thread, by passes over digits of [`WIDE`] bits from
+/// the least significant, into `a` and `b`; true where the result ends in
+/// `b`. One read counts every digit, so that a digit all the keys share
+/// is skipped; the first pass reads the elements again, and each pass
+/// moves the keys and positions together, so that a slice of 32-bit keys
+/// takes at most three passes however its keys are spread.
+fn wide<T: Word, K: Word, P: Pos>(read: impl Fn(usize) -> T, a: &mut [Item<T, P>], b: &mut [Item<T, P>], key: impl Fn(T) -> K + Copy) -> bool {
+    const SIZE: usize = 1 << WIDE;
+    let n = a.len();
+    let digits = (8 * K::BYTES as u32).div_ceil(WIDE);
+    let mut counts = vec![[0u32; SIZE]; digits as usize];
+    for i in 0..n {
+        let k = key(read(i));
+        for (d, c) in counts.iter_mut().enumerate() {
+            c[k.low(d as u32 * WIDE) & (SIZE - 1)] += 1;
+        }
+    }
+    let live: Vec<u32> = (0..digits).filter(|&d| counts[d as usize].iter().all(|&c| (c as usize) < n)).collect();
+    let starts = |d: u32| {
+        let mut at = [0usize; SIZE];
+        let mut sum = 0;
+        for (a, &c) in at.iter_mut().zip(&counts[d as usize]) {
+            *a = sum;
+            sum += c as usize;
+        }
+        at
+    };
+    let Some((&first, rest)) = live.split_first() else {
+        a.iter_mut().enumerate().for_each(|(i, x)| *x = Item { bits: read(i), pos: P::of(i) });
+        return false;
+    };
+    // Elements that changed since they were counted (by a writer outside
+    // the call) could overrun a digit's range: the indexing keeps every
+    // write inside the scratch.
+    let mut at = starts(first);
+    for i in 0..n {
+        let x = Item { bits: read(i), pos: P::of(i) };
+        let d = key(x.bits).low(first * WIDE) & (SIZE - 1);
+        a[at[d]] = x;
+        at[d] += 1;
+    }
+    let mut in_b = false;
+    for &l in rest {
+        let mut at = starts(l);
+        let (src, dst) = if in_b { (&*b, &mut *a) } else { (&*a, &mut *b) };
+        for &x in src.iter() {
+            let d = key(x.bits).low(l * WIDE) & (SIZE - 1);
+            dst[at[d]] = x;
+            at[d] += 1;
+        }
+        in_b = !in_b;
+    }
+    in_b
+}
+
 /// Sorts the `n` elements that `read(i)` gives, stably by key, with their
 /// positions, into `a` and `b` (each `n` long) over `threads`, and says
-/// where each run of the result lies. A first pass counts every digit; a
-/// slice of at most `SMALL` elements is then sorted digit by digit from
-/// the least significant, the first pass reading the elements; a longer one
-/// is distributed by its first digit that differs (by chunks on several
+/// where each run of the result lies. A long slice on one thread, of keys
+/// of at most 4 bytes, is sorted by [`wide`]. Otherwise a first pass
+/// counts every digit; a slice of at most `SMALL` elements is then sorted
+/// digit by digit from the least significant, the first pass reading the
+/// elements; a longer one is distributed by its first digit that differs (by chunks on several
 /// threads) and each digit's run sorted on its own, the runs shared among
 /// the threads.
 pub fn sort<T: Word, K: Word, P: Pos>(
@@ -207,6 +270,9 @@ pub fn sort<T: Word, K: Word, P: Pos>(
     let n = a.len();
     assert_eq!(n, b.len(), "the scratch is as long as the elements");
     let items = |r: std::ops::Range<usize>| r.map(|i| Item { bits: read(i), pos: P::of(i) });
+    if threads == 1 && n > SMALL && K::BYTES <= 4 && n <= u32::MAX as usize {
+        return vec![(0..n, wide(&read, a, b, key))];
+    }
     if n <= TINY {
         a.iter_mut().zip(items(0..n)).for_each(|(a, x)| *a = x);
         insertion(a, key);

@@ -1,24 +1,27 @@
 //! The keys a numbering has met, in order of their first rows, and the
 //! hash table of linear probing that finds a key's number from its words.
 
+use crate::sort::scratch::Scratch;
+
 /// Keys of `w` words each, numbered from 0 as they were added: their
 /// words, hashes, first rows and counts, and a table of slots (0 for an
 /// empty one, else a key's number plus one) of 1024 slots or 2 to 4 times
-/// the keys, probed from a hash's low bits.
+/// the keys, probed from a hash's low bits (a long table on huge pages,
+/// where the system has them: its probes land at random).
 pub struct Keys {
     w: usize,
     pub words: Vec<u64>,
     pub hashes: Vec<u64>,
     pub first: Vec<u64>,
     pub counts: Vec<u64>,
-    slots: Vec<u64>,
+    slots: Scratch<u64>,
 }
 
 impl Keys {
     /// No keys of `w` words, with a table of 1024 slots, or none where
     /// `table` is false (keys numbered by a direct table instead).
     pub fn new(w: usize, table: bool) -> Keys {
-        let slots = if table { vec![0; 1024] } else { Vec::new() };
+        let slots = Scratch::zeroed(if table { 1024 } else { 0 });
         Keys { w, words: Vec::new(), hashes: Vec::new(), first: Vec::new(), counts: Vec::new(), slots }
     }
 
@@ -48,6 +51,20 @@ impl Keys {
         (self.len() - 1) as u64
     }
 
+    /// Asks the processor to fetch the slot a probe for hash `h` starts at.
+    #[inline(always)]
+    pub fn prefetch(&self, h: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let p = self.slots.as_ptr().wrapping_add(h as usize & (self.slots.len().max(1) - 1));
+            // SAFETY: a prefetch never faults nor changes memory, whatever
+            // its address; SSE is part of x86-64's baseline.
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = h;
+    }
+
     /// The number of the key of hash `h` whose words `word(j)` gives, added
     /// (first met at row `first`) where the table lacks it.
     #[inline]
@@ -73,12 +90,16 @@ impl Keys {
         id
     }
 
-    /// Rebuilds the table at 4 times the keys, rounded up to a power of 2.
+    /// Rebuilds the table at twice the keys rounded up to a power of 2, 2
+    /// to 4 times them (grown once they pass half its slots, it doubles).
     fn grow(&mut self) {
-        let size = (4 * self.len()).next_power_of_two();
+        let size = (2 * self.len()).next_power_of_two();
         let mask = size - 1;
-        self.slots = vec![0; size];
+        self.slots = Scratch::zeroed(size);
         for (id, &h) in self.hashes.iter().enumerate() {
+            if let Some(&ahead) = self.hashes.get(id + 16) {
+                self.prefetch(ahead);
+            }
             let mut p = h as usize & mask;
             while self.slots[p] != 0 {
                 p = (p + 1) & mask;

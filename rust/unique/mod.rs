@@ -25,7 +25,6 @@ use crate::core::door::Claim;
 use crate::core::dtype::Dtype;
 use crate::core::layout::View;
 use crate::core::pool;
-use crate::sort::access::Bits;
 use hash::Secrets;
 use keys::Keys;
 
@@ -34,6 +33,9 @@ pub const MOST_ROWS: usize = (1 << 40) - 1;
 
 /// Values a direct table holds at most.
 const DIRECT_VALUES: u64 = 1 << 20;
+
+/// Rows whose hashes are found, and slots prefetched, at a time.
+const AHEAD: usize = 32;
 
 /// Rows a thread's block takes at least.
 const BLOCK: usize = 1 << 15;
@@ -64,10 +66,6 @@ pub fn plan(ids: View, first: View, counts: View, count: View, keys: View) -> Re
         if d.layout.dtype != Dtype::Int64 {
             return Err(format!("{name} is {}, not int64", d.layout.dtype.name()));
         }
-    }
-    if kl.shape[0] >= MOST_ROWS {
-        // Unreachable in practice: ids would take 8 TiB.
-        return Err(format!("keys of {} rows, 2^40 - 1 or more, which unique declines", kl.shape[0]));
     }
     if ids.layout.shape != [kl.shape[0]] {
         return Err(format!("ids have shape {:?} for keys of {} rows", ids.layout.shape, kl.shape[0]));
@@ -108,41 +106,6 @@ impl Plan {
         self.keys.layout.shape[1]
     }
 
-    /// Word `j` of row `i` of the keys.
-    ///
-    /// # Safety
-    /// i < n and j < w.
-    #[inline(always)]
-    unsafe fn word(&self, i: usize, j: usize) -> u64 {
-        let l = &self.keys.layout;
-        let e = l.offset as isize + i as isize * l.strides[0] + j as isize * l.strides[1];
-        // SAFETY: (i, j) is an index of the keys (caller), a checked view.
-        Bits::new(self.keys.memory, Dtype::Uint64).read::<u64>(e)
-    }
-
-    /// Writes `v` as element `i` of the int64 destination `d`.
-    ///
-    /// # Safety
-    /// i is below d's extent (0 for a 0-d one), and no other thread writes it.
-    #[inline(always)]
-    unsafe fn put(d: &View, i: usize, v: u64) {
-        let l = &d.layout;
-        let e = l.offset as isize + l.strides.first().map_or(0, |&s| i as isize * s);
-        // SAFETY: the element lies in d (caller), a checked view.
-        Bits::new(d.memory, Dtype::Int64).write(e, v)
-    }
-
-    /// Reads element `i` of the int64 destination `d`.
-    ///
-    /// # Safety
-    /// As [`Plan::put`].
-    #[inline(always)]
-    unsafe fn got(d: &View, i: usize) -> u64 {
-        let l = &d.layout;
-        // SAFETY: as in put.
-        Bits::new(d.memory, Dtype::Int64).read(l.offset as isize + i as isize * l.strides[0])
-    }
-
     /// The direct table for blocks of `rows` rows, where the keys take one:
     /// found from the columns' spans, over `blocks` threads.
     fn direct(&self, rows: usize, blocks: usize) -> Option<Direct> {
@@ -151,13 +114,14 @@ impl Plan {
             return None;
         }
         let per = n.div_ceil(blocks);
+        let keys = Words::of(&self.keys);
         let spans: Vec<std::sync::Mutex<Vec<(u64, u64)>>> = (0..blocks).map(|_| Default::default()).collect();
         pool::run_parts(blocks, |b| {
             let mut s = vec![(u64::MAX, 0u64); w];
             for i in b * per..((b + 1) * per).min(n) {
                 for (j, s) in s.iter_mut().enumerate() {
                     // SAFETY: i < n, j < w.
-                    let x = unsafe { self.word(i, j) };
+                    let x = unsafe { keys.get(i, j) };
                     *s = (s.0.min(x), s.1.max(x));
                 }
             }
@@ -187,11 +151,23 @@ impl Plan {
         let mut keys = Keys::new(w, direct.is_none());
         let mut table: Vec<u32> = direct.map_or(Vec::new(), |d| vec![0; d.values]);
         let mut prev: Option<u64> = None;
-        for i in range {
+        let (rows, ids) = (Words::of(&self.keys), Words::of(&self.ids));
+        // The hash path hashes rows AHEAD at a time and prefetches their
+        // slots first, so that a long table's misses overlap.
+        let mut hashes = [0u64; AHEAD];
+        for i in range.clone() {
+            let ahead = i - range.start;
+            if direct.is_none() && ahead % AHEAD == 0 {
+                for (a, h) in (i..range.end.min(i + AHEAD)).zip(&mut hashes) {
+                    // SAFETY: a < n and j < w.
+                    *h = self.secrets.hash((0..w).map(|j| unsafe { rows.get(a, j) }));
+                    keys.prefetch(*h);
+                }
+            }
             // SAFETY: i < n and j < w.
-            let word = |j: usize| unsafe { self.word(i, j) };
+            let word = |j: usize| unsafe { rows.get(i, j) };
             // SAFETY: a previous number means a previous row i - 1 < n.
-            let same = prev.is_some() && (0..w).all(|j| word(j) == unsafe { self.word(i - 1, j) });
+            let same = prev.is_some() && (0..w).all(|j| word(j) == unsafe { rows.get(i - 1, j) });
             let id = match (prev, direct) {
                 (Some(p), _) if same => p,
                 (_, Some(d)) => {
@@ -206,11 +182,11 @@ impl Plan {
                     }
                     (*slot - 1) as u64
                 }
-                (_, None) => keys.find_or_add(self.secrets.hash((0..w).map(word)), word, i as u64),
+                (_, None) => keys.find_or_add(hashes[ahead % AHEAD], word, i as u64),
             };
             keys.counts[id as usize] += 1;
             // SAFETY: i < n, the extent of ids; blocks write their own rows.
-            unsafe { Plan::put(&self.ids, i, id) };
+            unsafe { ids.set(i, id) };
             prev = Some(id);
         }
         keys
@@ -244,11 +220,12 @@ impl Plan {
                     .collect()
             })
             .collect();
+        let ids = Words::of(&self.ids);
         pool::run_parts(blocks, |b| {
             for i in range(b) {
                 // SAFETY: i < n, the extent of ids, which block b alone
                 // writes; it holds the row's number in block b.
-                unsafe { Plan::put(&self.ids, i, maps[b][Plan::got(&self.ids, i) as usize]) };
+                unsafe { ids.set(i, maps[b][ids.get(i, 0) as usize]) };
             }
         });
         all
@@ -263,11 +240,61 @@ struct Direct {
     values: usize,
 }
 
+/// A checked view of 64-bit elements of at most two axes, read and
+/// written in place: its first element's address and its steps, in
+/// elements, along its axes (0 past its rank).
+#[derive(Clone, Copy)]
+struct Words {
+    at: usize,
+    steps: [isize; 2],
+}
+
+impl Words {
+    fn of(v: &View) -> Words {
+        let l = &v.layout;
+        let step = |a: usize| l.strides.get(a).copied().unwrap_or(0);
+        Words { at: v.memory.base as usize + 8 * l.offset, steps: [step(0), step(1)] }
+    }
+
+    /// The address of element (i, j).
+    #[inline(always)]
+    fn place(self, i: usize, j: usize) -> *mut u64 {
+        (self.at as *mut u64).wrapping_offset(i as isize * self.steps[0] + j as isize * self.steps[1])
+    }
+
+    /// Element (i, j): (0, 0) of a 0-d view, (i, 0) of a 1-d one.
+    ///
+    /// # Safety
+    /// (i, j) is an index of the view, and no other thread writes it.
+    #[inline(always)]
+    unsafe fn get(self, i: usize, j: usize) -> u64 {
+        // SAFETY: the element lies in the view's memory (caller), a
+        // checked view.
+        unsafe { self.place(i, j).read_unaligned() }
+    }
+
+    /// Writes element `i` (0 of a 0-d view).
+    ///
+    /// # Safety
+    /// i is an index of the 1-d (or 0 of the 0-d) view, and no other
+    /// thread reads or writes it.
+    #[inline(always)]
+    unsafe fn set(self, i: usize, v: u64) {
+        // SAFETY: as in get.
+        unsafe { self.place(i, 0).write_unaligned(v) }
+    }
+}
+
 impl Call for Plan {
     fn claims(&self) -> Vec<Claim> {
         let range = |v: &View, write| v.byte_range().map(|(lo, hi)| Claim { lo, hi, write });
         let dsts = [&self.ids, &self.first, &self.counts, &self.count].into_iter().filter_map(|v| range(v, true));
         range(&self.keys, false).into_iter().chain(dsts).collect()
+    }
+
+    fn declined(&self) -> Option<String> {
+        let n = self.rows();
+        (n >= MOST_ROWS).then(|| format!("nx.cpu unique: keys of {n} rows, 2^40 - 1 or more, which it declines"))
     }
 
     fn work(&self) -> usize {
@@ -281,26 +308,30 @@ impl Call for Plan {
         let blocks = if threads > 1 { (n / BLOCK).clamp(1, threads) } else { 1 };
         let per = n.div_ceil(blocks);
         let (first, counts): (Vec<u64>, Vec<u64>) = if w == 0 {
+            let ids = Words::of(&self.ids);
             // SAFETY: i < n, the extent of ids.
-            (0..n).for_each(|i| unsafe { Plan::put(&self.ids, i, 0) });
+            (0..n).for_each(|i| unsafe { ids.set(i, 0) });
             if n == 0 { (vec![], vec![]) } else { (vec![0], vec![n as u64]) }
         } else {
             let k = self.number(blocks, per);
             (k.first, k.counts)
         };
         let k = first.len();
+        let (fw, cw) = (Words::of(&self.first), Words::of(&self.counts));
         for g in 0..self.first.layout.shape[0] {
             // SAFETY: g < m, the extent of first and counts.
             unsafe {
-                Plan::put(&self.first, g, if g < k { first[g] } else { n as u64 });
-                Plan::put(&self.counts, g, if g < k { counts[g] } else { 0 });
+                fw.set(g, if g < k { first[g] } else { n as u64 });
+                cw.set(g, if g < k { counts[g] } else { 0 });
             }
         }
         // SAFETY: count is 0-d: element 0 is its one.
-        unsafe { Plan::put(&self.count, 0, k as u64) };
+        unsafe { Words::of(&self.count).set(0, k as u64) };
         Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod bench;

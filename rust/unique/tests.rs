@@ -164,3 +164,20 @@ fn refusals_write_nothing() {
     }
     assert!([ib, fb, cb, nb].concat().iter().all(|&w| w == 0x5a5a_5a5a_5a5a_5a5a));
 }
+
+#[test]
+fn declined_from_two_to_the_forty_minus_one_rows() {
+    // Views over memory that is never touched: the plans are checked and
+    // asked whether they decline, never run. The keys broadcast one word.
+    let mut kb = buf(1);
+    let fake = Memory { base: std::ptr::NonNull::<u64>::dangling().as_ptr() as *mut u8, bytes: 8 << 40 };
+    let mut small = buf(3);
+    for (n, declined) in [(MOST_ROWS - 1, false), (MOST_ROWS, true)] {
+        let keys = View::new(Layout { dtype: Dtype::Int64, shape: vec![n, 1], strides: vec![0, 0], offset: 0 }, mem(&mut kb)).unwrap();
+        let ids = View::new(Layout::contiguous(Dtype::Int64, &[n]), fake).unwrap();
+        let sm = mem(&mut small);
+        let one = |o: usize, s: &[usize]| View::new(Layout { offset: o, ..Layout::contiguous(Dtype::Int64, s) }, sm).unwrap();
+        let p = plan(ids, one(0, &[1]), one(1, &[1]), one(2, &[]), keys).unwrap();
+        assert_eq!(p.declined().is_some_and(|w| w.contains("2^40 - 1")), declined, "{n} rows");
+    }
+}

@@ -1,0 +1,22 @@
+//! `Nx_cpu.unique`'s entry.
+
+use super::boundary::call;
+use crate::ffi::wire::{views, words};
+use crate::unique;
+use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlInt, OCamlRuntime};
+
+/// `Nx_cpu.unique`: the views' words (ids, first, counts, count, then the
+/// keys) and the buffers. Answers (0, "") for Done, (1, why) where the
+/// library declines the keys, (2, why) for a refusal.
+#[ocaml_interop::export]
+pub fn nx_cpu_unique(cr: &mut OCamlRuntime, view_words: OCaml<OCamlBytes>, buffers: OCaml<OCamlBytes>) -> OCaml<(OCamlInt, String)> {
+    let view_words = words(view_words.as_bytes());
+    call(cr, "unique", BoxRoot::new(buffers), |mems| {
+        let all = views(&view_words?, mems)?;
+        let n = all.len();
+        let Ok([ids, first, counts, count, keys]) = <[_; 5]>::try_from(all) else {
+            return Err(format!("{n} arrays for ids, first, counts, count and the keys"));
+        };
+        unique::plan(ids, first, counts, count, keys)
+    })
+}
