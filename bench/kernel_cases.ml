@@ -113,6 +113,19 @@ let sort ~top ~spec ~shape ~layout:_ =
   | "int64" -> go Dtype.Int64 (init Bigarray.int64 x_shape (mix 0))
   | _ -> failwith ("sort: spec " ^ spec)
 
+(* Numberings. SHAPE: n x keys: n rows of one word, each a key drawn from
+   [keys] values spread over the int64 range (keys = n: every row a key of
+   its own); first and counts of [keys] entries. *)
+let unique ~spec:_ ~shape ~layout:_ =
+  let n, keys = (shape.(0), shape.(1)) in
+  let rows =
+    if keys >= n then init Bigarray.int64 [| n; 1 |] (fun i -> mix 2 i)
+    else init Bigarray.int64 [| n; 1 |] (fun i -> mix 3 (Int64.to_int (Int64.unsigned_rem (mix 2 i) (Int64.of_int keys))))
+  in
+  let ids = zeros Dtype.Int64 [| n |] and first = zeros Dtype.Int64 [| keys |] in
+  let counts = zeros Dtype.Int64 [| keys |] and count = zeros Dtype.Int64 [||] in
+  fun () -> check (Nx_cpu.unique ~ids ~first ~counts ~count rows)
+
 (* Gathers. SHAPE: n x m (m positions out of a vector of n) or rows x width
    x m (m rows of a [rows; width] matrix along axis 0, the positions
    broadcast along axis 1). *)
@@ -264,6 +277,8 @@ let all =
     ("sort_stable", sort ~top:false);
     ("sort_rows", sort ~top:false);
     ("top_k", sort ~top:true);
+    ("unique", unique);
+    ("unique_distinct", unique);
     ("take", take);
     ("take_rows", take);
     ("scatter_add", scatter K.Add);

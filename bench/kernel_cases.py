@@ -151,6 +151,22 @@ def top_k_moved(spec: str, shape: Shape) -> int:
     return n * itemsize(spec) + k * (itemsize(spec) + 8)
 
 
+# Numberings: (n, keys) rows of one word.
+
+def unique(spec: str, shape: Shape, layout: str):
+    n, keys = shape
+    if keys >= n:
+        x = mix(2, n).view(np.int64)
+    else:
+        x = mix(3, keys).view(np.int64)[(mix(2, n) % np.uint64(keys)).astype(np.int64)]
+    return lambda: np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+
+
+def unique_moved(spec: str, shape: Shape) -> int:
+    """Keys read, ids written, first and counts written."""
+    return shape[0] * 16 + shape[1] * 16
+
+
 # Gathers and scatters: (n, m) into or out of a vector, (rows, width, m) rows.
 
 def take(spec: str, shape: Shape, layout: str):
@@ -342,6 +358,8 @@ CASES = [
     KernelCase("sort_stable", ("float32",), (None, (1000000,), (10000000,)), sort_stable, sort_moved),
     KernelCase("sort_rows", ("float32",), (None, (1000, 1000), (10000, 1000)), sort, sort_moved),
     KernelCase("top_k", ("float32",), (None, (1000000, 100), (10000000, 100)), top_k, top_k_moved),
+    KernelCase("unique", ("int64",), (None, (1000000, 1000), (10000000, 1000)), unique, unique_moved),
+    KernelCase("unique_distinct", ("int64",), (None, (100000, 100000), (1000000, 1000000)), unique, unique_moved),
     KernelCase("take", ("float32",), (None, (1000000, 1000000), (10000000, 10000000)), take, take_moved),
     KernelCase("take_rows", ("float32",), (None, (100000, 64, 10000), (1000000, 64, 100000)), take, take_moved),
     KernelCase("scatter_add", ("float32",), (None, (100000, 1000000), (1000000, 10000000)), scatter_add,
