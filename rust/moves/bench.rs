@@ -8,71 +8,14 @@ use super::fold;
 use super::gather;
 use super::gather_ranges;
 use super::scatter::{self, Combine, Host};
+use crate::core::alloc_count::peak_bytes;
 use crate::core::call::Call;
 use crate::core::dtype::Dtype;
 use crate::core::layout::{Layout, Memory, View};
 use crate::core::pool;
 use crate::core::test_rng::splitmix;
 use crate::loops::pad::{Pad, Window};
-use std::alloc::{GlobalAlloc, Layout as Alloc, System};
-use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering::Relaxed};
 use std::time::Instant;
-
-/// The test binary's allocator: the system's, counting the bytes held
-/// while [`COUNTING`] is set, and their peak.
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static HELD: AtomicIsize = AtomicIsize::new(0);
-static PEAK: AtomicIsize = AtomicIsize::new(0);
-
-impl Counting {
-    fn note(delta: isize) {
-        if COUNTING.load(Relaxed) {
-            let now = HELD.fetch_add(delta, Relaxed) + delta;
-            PEAK.fetch_max(now, Relaxed);
-        }
-    }
-}
-
-// SAFETY: every call is the system allocator's, with the caller's
-// arguments; the counting touches atomics alone.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Alloc) -> *mut u8 {
-        Counting::note(l.size() as isize);
-        // SAFETY: as the caller's contract.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn alloc_zeroed(&self, l: Alloc) -> *mut u8 {
-        Counting::note(l.size() as isize);
-        // SAFETY: as the caller's contract.
-        unsafe { System.alloc_zeroed(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Alloc) {
-        Counting::note(-(l.size() as isize));
-        // SAFETY: as the caller's contract.
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Alloc, new: usize) -> *mut u8 {
-        Counting::note(new as isize - l.size() as isize);
-        // SAFETY: as the caller's contract.
-        unsafe { System.realloc(p, l, new) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// The peak of the bytes `f` allocates and holds at once (other threads'
-/// allocations meanwhile included: run it alone).
-fn peak_bytes(f: impl FnOnce()) -> isize {
-    HELD.store(0, Relaxed);
-    PEAK.store(0, Relaxed);
-    COUNTING.store(true, Relaxed);
-    f();
-    COUNTING.store(false, Relaxed);
-    PEAK.load(Relaxed)
-}
 
 fn view(buf: &mut [u64], d: Dtype, shape: &[usize]) -> View {
     let memory = Memory { base: buf.as_mut_ptr() as *mut u8, bytes: buf.len() * 8 };
