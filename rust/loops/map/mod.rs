@@ -163,9 +163,13 @@ fn fitted_tile(prog: &Prog, runs: usize) -> usize {
 }
 
 /// The fewest elements of a loop of one row that measures the process's
-/// [`Streaming`] choice: six segments of at least 2^17 elements (half a
-/// megabyte of float32 an operand), measured, then the rest of the loop.
+/// [`Streaming`] choice: [`SEGMENTS`] segments of at least 2^16 elements (a
+/// quarter megabyte of float32 an operand) over its first half, measured,
+/// then the rest of the loop.
 const CALIBRATION_MIN: usize = 1 << 21;
+
+/// Segments a measuring loop times, alternately each way.
+const SEGMENTS: usize = 16;
 
 /// The most operands (loads and destinations) whose tables a loop keeps in
 /// place; a loop of more keeps them on the heap for the call.
@@ -626,7 +630,7 @@ impl Loop {
     /// where it is unmeasured and the loop can (see [`Loop::calibration`]).
     fn run(&self, prog: &Prog) {
         match self.calibration() {
-            Some(segment) => self.calibrate(prog, segment).run_from(prog, 6 * segment),
+            Some(segment) => self.calibrate(prog, segment).run_from(prog, SEGMENTS * segment),
             None => self.run_from(prog, 0),
         }
     }
@@ -634,12 +638,12 @@ impl Loop {
     /// The length of the segments over which this loop measures the
     /// process's [`Streaming`] choice, where it is unmeasured and this loop
     /// is streamed, of one row of at least [`CALIBRATION_MIN`] elements: a
-    /// sixteenth of the row in whole [`TILE_LONG`] tiles, which every
+    /// thirty-second of the row in whole [`TILE_LONG`] tiles, which every
     /// tiling's tiles divide.
     fn calibration(&self) -> Option<usize> {
         let one_row = self.outer.iter().all(|&n| n == 1);
         let measures = matches!(self.tiling, Tiling::Streamed(_)) && one_row && self.inner >= CALIBRATION_MIN;
-        (measures && streaming::choice().is_none()).then(|| self.inner / 16 / TILE_LONG * TILE_LONG)
+        (measures && streaming::choice().is_none()).then(|| self.inner / (2 * SEGMENTS) / TILE_LONG * TILE_LONG)
     }
 
     /// This loop streaming as `way`.
@@ -648,15 +652,16 @@ impl Loop {
         Loop { tile, prefetches, ..self.clone() }
     }
 
-    /// Runs the first six segments of `segment` elements of this loop of
-    /// one row on the calling thread, alternately streamed each way (in the
-    /// order P H H P P H, so that a drift in the machine's speed weighs on
-    /// both alike), records the faster way as the process's choice, and
-    /// gives this loop streaming as that choice says.
+    /// Runs the first [`SEGMENTS`] segments of `segment` elements of this
+    /// loop of one row on the calling thread, alternately streamed each way
+    /// (in the order P H H P, repeated, so that a drift in the machine's
+    /// speed weighs on both alike), adds the times to the process's
+    /// measurement ([`streaming::decide`]), and gives this loop streaming
+    /// as the process now takes.
     fn calibrate(&self, prog: &Prog, segment: usize) -> Loop {
         let ways = [self.streaming_as(Streaming::Prefetched), self.streaming_as(Streaming::Hardware)];
         let mut spent = [0.0f64; 2];
-        for (k, way) in [0, 1, 1, 0, 0, 1].into_iter().enumerate() {
+        for (k, way) in [0, 1, 1, 0].into_iter().cycle().take(SEGMENTS).enumerate() {
             let lp = &ways[way];
             let tiles = lp.inner.div_ceil(lp.tile);
             let clock = std::time::Instant::now();

@@ -6,11 +6,12 @@
 //! streamed a + b a fifth faster than long tiles left to the hardware; on
 //! an AMD EPYC (Zen 4) the bursts of prefetches cost 30-50% and long tiles
 //! alone ran at the speed of a plain loop. No cache size or model number
-//! predicts which, so the loop measures: see `Loop::calibrate` in the
-//! parent module. The choice changes how a loop walks its elements, never
+//! predicts which, so the first loops that can tell measure both ways
+//! (see `Loop::calibrate` in the parent module) and the process takes the
+//! faster from then on. The choice changes how a loop walks its elements, never
 //! a value it computes.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 /// A way to stream operands from memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +30,15 @@ pub const UNMEASURED: Streaming = Streaming::Hardware;
 /// The process's choice: 0 while unmeasured, else 1 + its index.
 static CHOICE: AtomicU8 = AtomicU8::new(0);
 
+/// Loops that measure before the choice is made: the first of a process
+/// often writes pages it touches first, whose faults fall on its segments
+/// unevenly, so one loop alone can mislead.
+pub const MEASURED_LOOPS: u64 = 3;
+
+/// Nanoseconds spent each way by the loops measured so far, and their count.
+static SPENT: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+static MEASURED: AtomicU64 = AtomicU64::new(0);
+
 /// The process's measured choice, if made.
 pub fn choice() -> Option<Streaming> {
     match CHOICE.load(Ordering::Relaxed) {
@@ -38,17 +48,26 @@ pub fn choice() -> Option<Streaming> {
     }
 }
 
-/// Records the way that took less time, `prefetched_s` against
-/// `hardware_s` seconds over the same work, unless another loop recorded
-/// one first; gives the choice that holds.
+/// Adds a loop's measurement, `prefetched_s` against `hardware_s` seconds
+/// over the same work, to the process's; once [`MEASURED_LOOPS`] loops have
+/// measured, records the way that took less time in all, unless another
+/// loop recorded one first. Gives the way to take now: the choice, or
+/// [`UNMEASURED`] while there is none.
 pub fn decide(prefetched_s: f64, hardware_s: f64) -> Streaming {
-    let faster = if prefetched_s < hardware_s { 1 } else { 2 };
-    let _ = CHOICE.compare_exchange(0, faster, Ordering::Relaxed, Ordering::Relaxed);
-    choice().expect("a choice is recorded")
+    SPENT[0].fetch_add((prefetched_s * 1e9) as u64, Ordering::Relaxed);
+    SPENT[1].fetch_add((hardware_s * 1e9) as u64, Ordering::Relaxed);
+    if MEASURED.fetch_add(1, Ordering::Relaxed) + 1 >= MEASURED_LOOPS {
+        let faster = if SPENT[0].load(Ordering::Relaxed) < SPENT[1].load(Ordering::Relaxed) { 1 } else { 2 };
+        let _ = CHOICE.compare_exchange(0, faster, Ordering::Relaxed, Ordering::Relaxed);
+    }
+    choice().unwrap_or(UNMEASURED)
 }
 
-/// Forgets the choice, so that the next loop that can measure does (tests).
+/// Forgets the choice and the measurements, so that the next loops that
+/// can measure do (tests).
 #[cfg(test)]
 pub fn forget() {
     CHOICE.store(0, Ordering::Relaxed);
+    MEASURED.store(0, Ordering::Relaxed);
+    SPENT.iter().for_each(|s| s.store(0, Ordering::Relaxed));
 }
