@@ -81,8 +81,11 @@ fn pool() -> Result<Arc<rayon::ThreadPool>, String> {
 /// job has one part or the pool's threads cannot be started. Each part's
 /// effects must not depend on which thread runs it or in which order.
 pub fn run_parts(parts: usize, work: impl Fn(usize) + Sync) {
+    if parts <= 1 {
+        return (0..parts).for_each(work);
+    }
     match pool() {
-        Ok(p) if parts > 1 && threads() > 1 => {
+        Ok(p) if threads() > 1 => {
             let _job = job_lock().lock().unwrap_or_else(|e| e.into_inner());
             p.install(|| {
                 use rayon::prelude::*;

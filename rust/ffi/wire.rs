@@ -75,6 +75,18 @@ pub fn views(w: &[i64], mems: &[Memory]) -> Result<Vec<View>, String> {
     Ok(out)
 }
 
+/// The buffer each view of checked view words (as [`views`] took them)
+/// names, in order.
+pub fn view_buffers(w: &[i64]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(w.len() / 4);
+    let mut at = 0;
+    while at + 4 <= w.len() {
+        out.push(w[at + 1] as usize);
+        at += 4 + 2 * w[at + 2] as usize;
+    }
+    out
+}
+
 /// Decodes every load's pad from words: 0 for a plain load; or 1, the
 /// befores' count and befores, the afters' count and afters, the windows'
 /// count, three words per window (size, stride, dilation; all 0 for an axis

@@ -12,19 +12,27 @@
 //!   strings and bytes are, rather than copied ([`le_words`]);
 //! - a program is decoded and checked once per thread and program: the
 //!   plans share the checked program ([`prog`]), keyed by its words;
-//! - views move into the plan rather than being cloned.
+//! - views move into the plan rather than being cloned;
+//! - a plan is kept, per thread, with the words it was made from
+//!   ([`kept`]): a call of the same words again (each step of a loop, a
+//!   fresh result of the same shape) takes it, checks only what depends on
+//!   its buffers' memory (each view within its buffer, destinations apart,
+//!   which loads a destination overlaps) and runs it, planning nothing.
 //!
 //! Nothing here knows OCaml, so the decoding is tested and timed with the
 //! crate alone (`bench`).
 
+use crate::core::call::Call;
+use crate::core::door::Claim;
 use crate::core::layout::{Memory, View};
-use crate::ffi::wire::{loads, pads, reduction_of, views, words, Reader};
+use crate::ffi::wire::{loads, pads, reduction_of, view_buffers, views, words, Reader};
 use crate::loops::map;
 use crate::loops::prog::Prog;
 use crate::loops::reduce_loop;
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::Arc;
+use std::thread::LocalKey;
 
 /// Programs each thread keeps decoded: a loop over a few programs (the
 /// usual training step) finds each of them here.
@@ -84,15 +92,20 @@ pub fn prog(b: &[u8]) -> Result<Arc<Prog>, String> {
 
 /// Plans a map call from its words: the program, the views (destinations
 /// first), the loads' pads and the number of destinations, the views over
-/// `mems`.
-pub fn plan_map(prog_b: &[u8], view_b: &[u8], pad_b: &[u8], n_dsts: i64, mems: &[Memory]) -> Result<map::Plan, String> {
-    let (view_w, pad_w) = (le_words(view_b), le_words(pad_b));
-    let p = prog(prog_b)?;
-    let mut all = views(&view_w?, mems)?;
-    let n_dsts = usize::try_from(n_dsts).ok().filter(|&n| n <= all.len()).ok_or("a destination count past the views")?;
-    let pads = pads(&pad_w?)?;
-    let operands = all.split_off(n_dsts);
-    map::plan_loads(p, all, loads(operands, pads)?)
+/// `mems`; a plan of the same words kept from an earlier call where there
+/// is one ([`kept`]).
+pub fn plan_map(prog_b: &[u8], view_b: &[u8], pad_b: &[u8], n_dsts: i64, mems: &[Memory]) -> Result<Box<Kept<map::Plan>>, String> {
+    let n_b = n_dsts.to_le_bytes();
+    kept([prog_b, view_b, pad_b, &n_b], mems, || {
+        let (view_w, pad_w) = (le_words(view_b), le_words(pad_b));
+        let p = prog(prog_b)?;
+        let view_w = view_w?;
+        let mut all = views(&view_w, mems)?;
+        let n_dsts = usize::try_from(n_dsts).ok().filter(|&n| n <= all.len()).ok_or("a destination count past the views")?;
+        let pads = pads(&pad_w?)?;
+        let operands = all.split_off(n_dsts);
+        Ok((map::plan_loads(p, all, loads(operands, pads)?)?, view_buffers(&view_w)))
+    })
 }
 
 /// Whether a reduction call's words describe a scan: whole words, the
@@ -108,14 +121,32 @@ pub fn is_scan(call_b: &[u8]) -> bool {
 /// count and (code, output) each, for a reduce; 1, the rank and shape, the
 /// axis, a code and an output, whether a carry is given (0 or 1), for a
 /// scan.
+///
+/// A plan of the same words kept from an earlier call is taken where there
+/// is one ([`kept`]).
 pub fn plan_reduction(
     prog_b: &[u8],
     view_b: &[u8],
     pad_b: &[u8],
     call_b: &[u8],
     mems: &[Memory],
+) -> Result<Box<Kept<reduce_loop::Plan>>, String> {
+    kept([prog_b, view_b, pad_b, call_b], mems, || {
+        let view_w = le_words(view_b)?;
+        let plan = reduction_from_words(prog_b, &view_w, pad_b, call_b, mems)?;
+        Ok((plan, view_buffers(&view_w)))
+    })
+}
+
+/// [`plan_reduction`]'s plan made afresh.
+fn reduction_from_words(
+    prog_b: &[u8],
+    view_w: &[i64],
+    pad_b: &[u8],
+    call_b: &[u8],
+    mems: &[Memory],
 ) -> Result<reduce_loop::Plan, String> {
-    let (view_w, pad_w, call_w) = (le_words(view_b), le_words(pad_b), le_words(call_b));
+    let (pad_w, call_w) = (le_words(pad_b), le_words(call_b));
     let p = prog(prog_b)?;
     let call_w = call_w?;
     let mut r = Reader::new(&call_w, "reduction");
@@ -123,7 +154,7 @@ pub fn plan_reduction(
     let rank = r.count("rank")?;
     let shape = r.counts(rank, "extent")?;
     let pads = pads(&pad_w?)?;
-    let mut all: Vec<View> = views(&view_w?, mems)?;
+    let mut all: Vec<View> = views(view_w, mems)?;
     if scan {
         let axis = r.count("axis")?;
         let red = reduction_of(r.word()?)?;
@@ -155,6 +186,116 @@ pub fn plan_reduction(
         }
         let operands = all.split_off(n_dsts);
         reduce_loop::plan_reduce(p, shape, axes, rs, all, loads(operands, pads)?)
+    }
+}
+
+/// Plans each thread keeps, most recently used first.
+const KEPT_PLANS: usize = 32;
+
+/// A plan that a call of the same words again may take: `rebind` puts its
+/// views over that call's memory (view `i` over `mems(i)`, destinations
+/// first, as the words list them), checking what planning checked of
+/// memory; `run_kept` runs it and leaves it as it was.
+pub trait Keepable: Call + Sized + 'static {
+    /// This thread's kept plans of this kind.
+    fn shelf() -> &'static LocalKey<RefCell<Vec<Box<Kept<Self>>>>>;
+    /// As the plan's own `rebind`.
+    fn rebind(&mut self, mems: impl Fn(usize) -> Memory) -> Result<(), String>;
+    /// As the plan's own `run_kept`.
+    fn run_kept(&self) -> Result<(), String>;
+}
+
+thread_local! {
+    static MAPS: RefCell<Vec<Box<Kept<map::Plan>>>> = const { RefCell::new(Vec::new()) };
+    static REDUCTIONS: RefCell<Vec<Box<Kept<reduce_loop::Plan>>>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Keepable for map::Plan {
+    fn shelf() -> &'static LocalKey<RefCell<Vec<Box<Kept<Self>>>>> {
+        &MAPS
+    }
+    fn rebind(&mut self, mems: impl Fn(usize) -> Memory) -> Result<(), String> {
+        map::Plan::rebind(self, mems)
+    }
+    fn run_kept(&self) -> Result<(), String> {
+        map::Plan::run_kept(self)
+    }
+}
+
+impl Keepable for reduce_loop::Plan {
+    fn shelf() -> &'static LocalKey<RefCell<Vec<Box<Kept<Self>>>>> {
+        &REDUCTIONS
+    }
+    fn rebind(&mut self, mems: impl Fn(usize) -> Memory) -> Result<(), String> {
+        reduce_loop::Plan::rebind(self, mems)
+    }
+    fn run_kept(&self) -> Result<(), String> {
+        reduce_loop::Plan::run_kept(self)
+    }
+}
+
+/// A checked plan with the words it was made from and the buffer each of
+/// its views names. Between calls its views' memory is that of the last
+/// call, never read before a [`Keepable::rebind`] to the next call's. Boxed,
+/// so that the shelf moves pointers only.
+pub struct Kept<P> {
+    words: [Box<[u8]>; 4],
+    buffers: Box<[usize]>,
+    plan: P,
+}
+
+/// Whether two byte strings are equal; empty ones (whose pointer may dangle)
+/// compared without `memcmp` (see [`crate::core::layout::same_dims`]).
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && (a.is_empty() || a == b)
+}
+
+/// The plan of a call of `words` over `mems`: this thread's kept plan of the
+/// same words, put over `mems` (refused as planning refuses), or `fresh`'s
+/// plan and the buffer each of its views names.
+pub fn kept<P: Keepable>(
+    words: [&[u8]; 4],
+    mems: &[Memory],
+    fresh: impl FnOnce() -> Result<(P, Vec<usize>), String>,
+) -> Result<Box<Kept<P>>, String> {
+    let found = P::shelf().with_borrow_mut(|shelf| {
+        let i = shelf.iter().position(|k| k.words.iter().zip(words).all(|(a, b)| same_bytes(a, b)))?;
+        Some(shelf.remove(i))
+    });
+    match found {
+        Some(mut k) => {
+            if let Some((i, b)) = k.buffers.iter().enumerate().find(|&(_, &b)| b >= mems.len()) {
+                return Err(format!("operand {i} names buffer {b}"));
+            }
+            let buffers = &k.buffers;
+            k.plan.rebind(|i| mems[buffers[i]])?;
+            Ok(k)
+        }
+        None => {
+            let (plan, buffers) = fresh()?;
+            Ok(Box::new(Kept { words: words.map(Box::from), buffers: buffers.into(), plan }))
+        }
+    }
+}
+
+impl<P: Keepable> Call for Box<Kept<P>> {
+    fn claims(&self) -> Vec<Claim> {
+        self.plan.claims()
+    }
+    fn work(&self) -> usize {
+        self.plan.work()
+    }
+    fn declined(&self) -> Option<String> {
+        self.plan.declined()
+    }
+    /// Runs the plan, then keeps it on this thread's shelf, first.
+    fn run(self) -> Result<(), String> {
+        let r = self.plan.run_kept();
+        P::shelf().with_borrow_mut(|shelf| {
+            shelf.truncate(KEPT_PLANS - 1);
+            shelf.insert(0, self);
+        });
+        r
     }
 }
 

@@ -82,7 +82,7 @@ fn map_and_reduce_calls_plan_and_run_from_words() {
     plan_map(&p, &views_w, &le(&[0, 0]), 1, &mems).unwrap().run().unwrap();
     assert_eq!(z, [3.0, 4.0, -6.0, 8.5]);
     // Refusals name what is wrong, as wire's decoding does.
-    let err = |r: Result<map::Plan, String>| r.err().unwrap();
+    let err = |r: Result<Box<Kept<map::Plan>>, String>| r.err().unwrap();
     assert_eq!(err(plan_map(&p, &views_w, &le(&[0, 0]), 4, &mems)), "a destination count past the views");
     assert!(err(plan_map(&p, &views_w, &le(&[0]), 1, &mems)).contains("operands but"));
     assert!(err(plan_map(&p, &le(&vector(0, 5, 0)), &le(&[]), 1, &mems)).contains("operand 0 reaches"));
@@ -106,9 +106,84 @@ fn map_and_reduce_calls_plan_and_run_from_words() {
     let cv = le(&[&vector(0, 4, 0)[..], &[Dtype::Float32.code() as i64, 2, 0, 0], &vector(1, 4, 0)].concat());
     plan_reduction(&id, &cv, &le(&[0]), &le(&[1, 1, 4, 0, 0, 0, 1]), &mems).unwrap().run().unwrap();
     assert_eq!(z, [11.5, 13.5, 10.5, 14.75]);
-    let rerr = |r: Result<reduce_loop::Plan, String>| r.err().unwrap();
+    let rerr = |r: Result<Box<Kept<reduce_loop::Plan>>, String>| r.err().unwrap();
     assert!(rerr(plan_reduction(&id, &cv, &le(&[0]), &le(&[1, 1, 4, 0, 0, 0, 1, 9]), &mems)).contains("past its end"));
     assert!(rerr(plan_reduction(&id, &rv, &le(&[0]), &le(&[0, 1, 4, 1, 0, 1, 9, 0]), &mems)).contains("no reduction has code 9"));
     assert!(rerr(plan_reduction(&id, &le(&scalar), &le(&[]), &call, &mems)).contains("loads for a program"));
     assert!(rerr(plan_reduction(&id, &le(&[]), &le(&[0]), &scan, &mems)).contains("0 arrays for a"));
+}
+
+/// Runs a map call of `add` from its words over `mems`, through the door.
+fn run_map(prog_b: &[u8], views_b: &[u8], mems: &[Memory]) -> Result<(), String> {
+    let plan = plan_map(prog_b, views_b, &le(&[0, 0]), 1, mems)?;
+    let claims = plan.claims();
+    let pass = crate::core::door::try_enter(&claims).expect("no other call holds claims");
+    let r = plan.run();
+    drop(pass);
+    r
+}
+
+fn memory_of(x: &mut [f32]) -> Memory {
+    Memory { base: x.as_mut_ptr() as *mut u8, bytes: 4 * x.len() }
+}
+
+#[test]
+fn a_kept_plan_is_checked_against_each_calls_memory() {
+    // z = x[0..3] + x[1..4]: views of buffers 0 and 1 (the load twice).
+    let p = le(&prog_words(2, ADD));
+    let views_w = le(&[vector(0, 3, 0), vector(1, 3, 0), vector(1, 3, 1)].concat());
+    let (mut x, mut z) = ([1f32, 2.0, 4.0, 8.0], [0f32; 3]);
+    run_map(&p, &views_w, &[memory_of(&mut z), memory_of(&mut x)]).unwrap();
+    assert_eq!(z, [3.0, 6.0, 12.0]);
+    // The same words over other buffers: the kept plan writes the new ones.
+    let (mut y, mut w) = ([10f32, 20.0, 40.0, 80.0], [0f32; 3]);
+    run_map(&p, &views_w, &[memory_of(&mut w), memory_of(&mut y)]).unwrap();
+    assert_eq!((w, z), ([30.0, 60.0, 120.0], [3.0, 6.0, 12.0]));
+    // The destination in the load's buffer: the load is read from a copy, as
+    // a fresh plan reads it, so each sum is of the values as called.
+    let m = memory_of(&mut y);
+    run_map(&p, &views_w, &[m, m]).unwrap();
+    assert_eq!(y, [30.0, 60.0, 120.0, 80.0]);
+    // A buffer too short for the load: refused as planning refuses it, with
+    // nothing written.
+    let mut short = [5f32; 3];
+    let mut untouched = [-1f32; 3];
+    let why = run_map(&p, &views_w, &[memory_of(&mut untouched), memory_of(&mut short)]).unwrap_err();
+    assert!(why.contains("operand 2 reaches"), "{why}");
+    assert_eq!(untouched, [-1.0; 3]);
+    // Fewer buffers than the words name.
+    let why = run_map(&p, &views_w, &[memory_of(&mut untouched)]).unwrap_err();
+    assert!(why.contains("names buffer 1"), "{why}");
+    // And the plan is still kept for a good call after the refusals.
+    run_map(&p, &views_w, &[memory_of(&mut z), memory_of(&mut x)]).unwrap();
+    assert_eq!(z, [3.0, 6.0, 12.0]);
+}
+
+#[test]
+fn a_kept_reduction_refuses_destinations_that_meet() {
+    // Arg Max of x into a value and a position: two destinations.
+    let id = le(&prog_words(1, [6, Dtype::Float32.code() as i64, 0, 0, 0]));
+    let (f32, i64) = (Dtype::Float32.code() as i64, Dtype::Int64.code() as i64);
+    let views_w = le(&[&[f32, 0, 0, 0][..], &[i64, 1, 0, 0], &vector(2, 4, 0)].concat());
+    let call = le(&[0, 1, 4, 1, 0, 1, 4, 0]);
+    let mut x = [1.5f32, 9.0, -3.0, 4.25];
+    let (mut v, mut at) = ([0f32; 2], [0i64; 1]);
+    let at_m = Memory { base: at.as_mut_ptr() as *mut u8, bytes: 8 };
+    let run = |mems: &[Memory]| -> Result<(), String> {
+        let plan = plan_reduction(&id, &views_w, &le(&[0]), &call, mems)?;
+        let claims = plan.claims();
+        let pass = crate::core::door::try_enter(&claims).expect("no other call holds claims");
+        let r = plan.run();
+        drop(pass);
+        r
+    };
+    run(&[memory_of(&mut v), at_m, memory_of(&mut x)]).unwrap();
+    assert_eq!((v[0], at[0]), (9.0, 1));
+    // Both destinations in one buffer: refused by the kept plan too.
+    let both = Memory { base: at.as_mut_ptr() as *mut u8, bytes: 8 };
+    let why = run(&[both, both, memory_of(&mut x)]).unwrap_err();
+    assert!(why.contains("overlap"), "{why}");
+    x[3] = 20.0;
+    run(&[memory_of(&mut v[1..]), at_m, memory_of(&mut x)]).unwrap();
+    assert_eq!((v, at[0]), ([9.0, 20.0], 3));
 }

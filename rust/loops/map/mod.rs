@@ -261,6 +261,13 @@ impl Load {
             Load::Plain(v) | Load::Padded(_, v) => v,
         }
     }
+
+    /// The operand's view, to change.
+    pub fn view_mut(&mut self) -> &mut View {
+        match self {
+            Load::Plain(v) | Load::Padded(_, v) => v,
+        }
+    }
 }
 
 /// A checked map call, ready to run once its claims are held.
@@ -386,22 +393,7 @@ pub fn plan_loads(prog: impl Into<Arc<Prog>>, dsts: Vec<View>, loads: Vec<Load>)
             return Err(format!("destination {k} maps several indices to one element"));
         }
     }
-    let ranges: Vec<_> = dsts.iter().chain(loads.iter().map(Load::view)).map(View::byte_range).collect();
-    let (dst_ranges, load_ranges) = ranges.split_at(dsts.len());
-    for k in 0..dsts.len() {
-        if let Some(j) = (0..k).find(|&j| ranges_meet(dst_ranges[j], dst_ranges[k])) {
-            return Err(format!("destinations {j} and {k} overlap"));
-        }
-    }
     let shape = check_loads(&prog, &loads, dsts.first().map(|_| shape))?;
-    let meets = |k: usize, i: usize| ranges_meet(dst_ranges[k], load_ranges[i]);
-    let copied = (loads.iter().enumerate())
-        .map(|(i, l)| match l {
-            Load::Plain(v) => (0..dsts.len()).any(|k| meets(k, i) && !same_elements(&dsts[k], v)),
-            Load::Padded(..) => false,
-        })
-        .collect();
-    let reached = (0..dsts.len()).map(|k| (0..loads.len()).any(|i| meets(k, i))).collect();
     let (loads, pads) = loads
         .into_iter()
         .map(|l| match l {
@@ -409,7 +401,72 @@ pub fn plan_loads(prog: impl Into<Arc<Prog>>, dsts: Vec<View>, loads: Vec<Load>)
             Load::Padded(p, v) => (v, Some(p)),
         })
         .unzip();
-    Ok(Plan { prog, shape, dsts, loads, pads, copied, ranges, reached })
+    let mut plan = Plan { prog, shape, dsts, loads, pads, copied: vec![], ranges: vec![], reached: vec![] };
+    plan.bind()?;
+    Ok(plan)
+}
+
+impl Plan {
+    /// Derives what the plan's checks found in its views' memory: their
+    /// byte ranges, which must not meet between destinations, and which
+    /// loads a destination overlaps.
+    fn bind(&mut self) -> Result<(), String> {
+        let (dsts, loads) = (&self.dsts, &self.loads);
+        self.ranges.clear();
+        self.ranges.extend(dsts.iter().chain(loads).map(View::byte_range));
+        let (dst_ranges, load_ranges) = self.ranges.split_at(dsts.len());
+        for k in 0..dsts.len() {
+            if let Some(j) = (0..k).find(|&j| ranges_meet(dst_ranges[j], dst_ranges[k])) {
+                return Err(format!("destinations {j} and {k} overlap"));
+            }
+        }
+        let meets = |k: usize, i: usize| ranges_meet(dst_ranges[k], load_ranges[i]);
+        self.copied.clear();
+        self.copied.extend(
+            (loads.iter().zip(&self.pads).enumerate())
+                .map(|(i, (v, p))| p.is_none() && (0..dsts.len()).any(|k| meets(k, i) && !same_elements(&dsts[k], v))),
+        );
+        self.reached.clear();
+        self.reached.extend((0..dsts.len()).map(|k| (0..loads.len()).any(|i| meets(k, i))));
+        Ok(())
+    }
+
+    /// The plan over other memory: view `i` (destinations, then loads) over
+    /// `mems(i)`, checked to hold it, and what depends on memory derived
+    /// again; refused as [`plan_loads`] refuses, whereupon the plan is not
+    /// to run.
+    pub fn rebind(&mut self, mems: impl Fn(usize) -> Memory) -> Result<(), String> {
+        for (i, v) in self.dsts.iter_mut().chain(self.loads.iter_mut()).enumerate() {
+            let m = mems(i);
+            v.layout.check_within(m.extent(v.layout.dtype)).map_err(|e| format!("operand {i} {e}"))?;
+            v.memory = m;
+        }
+        self.bind()
+    }
+
+    /// Runs the plan, leaving it as it was: loads a destination overlaps
+    /// and padded ones are read from copies made for the run.
+    pub fn run_kept(&self) -> Result<(), String> {
+        let size: usize = self.shape.iter().product();
+        if size == 0 || self.dsts.is_empty() {
+            return Ok(());
+        }
+        let mut scratch = Vec::new();
+        let mut loads = Cow::Borrowed(&self.loads[..]);
+        for i in 0..self.loads.len() {
+            let copy = match &self.pads[i] {
+                Some(p) => Some(p.materialize(&self.loads[i])?),
+                None if self.copied[i] => Some(copy_of(&self.loads[i])?),
+                None => None,
+            };
+            if let Some((view, buf)) = copy {
+                loads.to_mut()[i] = view;
+                scratch.push(buf);
+            }
+        }
+        Loop::new(self, &loads).run(&self.prog);
+        Ok(())
+    }
 }
 
 impl Call for Plan {
@@ -436,26 +493,8 @@ impl Call for Plan {
         size.saturating_mul(bytes + 4 * self.prog.nodes.len()).saturating_add(copies)
     }
 
-    fn run(mut self) -> Result<(), String> {
-        let size: usize = self.shape.iter().product();
-        if size == 0 || self.dsts.is_empty() {
-            return Ok(());
-        }
-        let mut scratch = Vec::new();
-        for i in 0..self.loads.len() {
-            let copy = match &self.pads[i] {
-                Some(p) => Some(p.materialize(&self.loads[i])?),
-                None if self.copied[i] => Some(copy_of(&self.loads[i])?),
-                None => None,
-            };
-            if let Some((view, buf)) = copy {
-                self.loads[i] = view;
-                scratch.push(buf);
-            }
-        }
-        let lp = Loop::new(&self);
-        lp.run(&self.prog);
-        Ok(())
+    fn run(self) -> Result<(), String> {
+        self.run_kept()
     }
 }
 
@@ -572,9 +611,10 @@ struct Loop {
 }
 
 impl Loop {
-    fn new(p: &Plan) -> Loop {
-        let (n_dsts, n) = (p.dsts.len(), p.dsts.len() + p.loads.len());
-        let view = |op: usize| if op < n_dsts { &p.dsts[op] } else { &p.loads[op - n_dsts] };
+    /// The loop of plan `p` reading `loads` (its own, or copies of them).
+    fn new(p: &Plan, loads: &[View]) -> Loop {
+        let (n_dsts, n) = (p.dsts.len(), p.dsts.len() + loads.len());
+        let view = |op: usize| if op < n_dsts { &p.dsts[op] } else { &loads[op - n_dsts] };
         let mut extents = Table::from_fn(p.shape.len(), |a| p.shape[a]);
         let mut steps = Table::from_fn(p.shape.len() * n, |i| view(i % n).layout.strides[i / n]);
         if p.prog.max_coord_axis().is_none() {

@@ -30,6 +30,11 @@ impl Buf {
 
 /// Layouts of `shape` over a buffer of `extent` elements: contiguous,
 /// transposed, reversed along axis 0, broadcast along axis 0, offset.
+/// The loop of a plan reading its own loads.
+fn loop_of(p: &Plan) -> Loop {
+    Loop::new(p, &p.loads)
+}
+
 fn layouts(d: Dtype, shape: &[usize]) -> Vec<(Layout, usize)> {
     let c = Layout::contiguous(d, shape);
     let size = c.size();
@@ -454,7 +459,7 @@ fn results_do_not_depend_on_the_tile() {
             view(Layout { dtype: d, shape: vec![len], strides: vec![1], offset }, buf)
         };
         let whole_views = [at(&mut whole, f64, 0, n), at(&mut a, f32, 0, n), at(&mut b, f64, 0, n)];
-        let tiling = |views: &[View]| Loop::new(&plan(prog.clone(), vec![views[0].clone()], views[1..].to_vec()).unwrap()).tiling;
+        let tiling = |views: &[View]| loop_of(&plan(prog.clone(), vec![views[0].clone()], views[1..].to_vec()).unwrap()).tiling;
         let streamed = tiling(&whole_views);
         assert!(
             if kind == Unary::Exp { streamed == Tiling::Fetched } else { matches!(streamed, Tiling::Streamed(t) if t < TILE) },
@@ -480,19 +485,19 @@ fn contiguous_aligned_runs_are_read_and_written_in_place() {
     let nodes = vec![Node::Load(0), Node::Load(1), Node::Binary(Binary::Add, 0, 1)];
     let prog = Prog::new(vec![f, f], nodes, vec![2, 0]).unwrap();
     let mut bufs: Vec<Buf> = (0..4).map(|_| Buf::zeros(4 * 64 + 8)).collect();
-    let loop_of = |bufs: &mut [Buf], skip: usize| {
+    let columns = |bufs: &mut [Buf], skip: usize| {
         let v: Vec<View> = bufs.iter_mut().map(|b| View::new(Layout::contiguous(f, &[8, 8]), b.memory_from(skip)).unwrap()).collect();
         let p = plan(prog.clone(), v[..2].to_vec(), v[2..].to_vec()).unwrap();
-        let lp = Loop::new(&p);
+        let lp = loop_of(&p);
         (lp.direct.to_vec(), lp.borrowed.to_vec())
     };
-    assert_eq!(loop_of(&mut bufs, 0), (vec![None, None, Some(0)], vec![false, true, false]));
+    assert_eq!(columns(&mut bufs, 0), (vec![None, None, Some(0)], vec![false, true, false]));
     // A byte off the alignment of f32: every run through a column.
-    assert_eq!(loop_of(&mut bufs, 1), (vec![None; 3], vec![false; 3]));
+    assert_eq!(columns(&mut bufs, 1), (vec![None; 3], vec![false; 3]));
     // A destination that a load reaches takes its values from a column.
     let v: Vec<View> = bufs.iter_mut().map(|b| View::new(Layout::contiguous(f, &[8, 8]), b.memory()).unwrap()).collect();
     let p = plan(prog.clone(), vec![v[2].clone(), v[1].clone()], v[2..].to_vec()).unwrap();
-    assert_eq!(Loop::new(&p).direct.to_vec(), vec![None; 3]);
+    assert_eq!(loop_of(&p).direct.to_vec(), vec![None; 3]);
 }
 
 #[test]
@@ -528,7 +533,7 @@ fn streamed_loops_of_transcendental_kinds_take_long_tiles_their_kinds_fetch() {
                 View::new(l, b.memory()).unwrap()
             })
             .collect();
-        Loop::new(&plan(prog, v[..1].to_vec(), v[1..].to_vec()).unwrap()).tiling
+        loop_of(&plan(prog, v[..1].to_vec(), v[1..].to_vec()).unwrap()).tiling
     };
     let exp = with(Node::Unary(Unary::Exp, 0));
     let pow = with(Node::Binary(Binary::Pow, 0, 1));
@@ -580,7 +585,7 @@ fn the_loop_that_measures_the_streaming_way_computes_what_any_loop_does() {
             let mut out = vec![f32::NAN; n];
             let v = |m: Memory| View::new(Layout::contiguous(f, &[n]), m).unwrap();
             let p = plan(prog.clone(), vec![v(memory(&mut out))], vec![v(memory(&mut a)), v(memory(&mut b))]).unwrap();
-            let lp = Loop::new(&p);
+            let lp = loop_of(&p);
             assert!(matches!(lp.tiling, Tiling::Streamed(_)), "{:?}", lp.tiling);
             p.run().unwrap();
             let got: Vec<u32> = out.iter().map(|x| x.to_bits()).collect();

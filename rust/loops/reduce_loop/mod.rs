@@ -22,7 +22,7 @@ use crate::loops::map::{self, Load};
 use crate::core::pool;
 use crate::loops::prog::{Node, Prog};
 use std::sync::Arc;
-use crate::reduce::{self as core, Max, Min, Prod, Strided, Sum};
+use crate::reduce::{self as core, Fill, Max, Min, Prod, Strided, Sum, Terms as Source};
 
 /// The monoids of a Monoid reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,6 +123,11 @@ enum Kind {
 
 fn check_loop(prog: &Prog, shape: &[usize], dsts: &[View], loads: &[Load]) -> Result<(), String> {
     map::check_loads(prog, loads, Some(shape))?;
+    check_apart(dsts)
+}
+
+/// Refuses destinations that overlap.
+fn check_apart(dsts: &[View]) -> Result<(), String> {
     for (i, d) in dsts.iter().enumerate() {
         for e in &dsts[..i] {
             if d.overlaps(e) {
@@ -347,10 +352,10 @@ fn direct_operand(p: &Plan, k: usize) -> Option<&View> {
 }
 
 /// The reductions of one carrier's Rust type, dispatched once per call.
-trait Carried: Copy + Send + Sync + 'static {
+trait Carried: Copy + Default + Send + Sync + 'static {
     const DTYPE: Dtype;
     /// The monoid `m` of a run of terms.
-    fn monoid(m: Monoidal, terms: &[Self], parallel: bool) -> Self;
+    fn monoid<S: Source<Self> + ?Sized>(m: Monoidal, terms: &S, parallel: bool) -> Self;
     /// The monoid `m` of each column of a grid, side by side.
     fn columns(m: Monoidal, grid: &Strided<Self>, out: &mut [Self], parallel: bool);
     /// The extreme of a run and its position; the empty run's is the
@@ -389,7 +394,7 @@ macro_rules! carried {
     ($($t:ty => $d:ident $(, $real:ident)?);*) => {$(
         impl Carried for $t {
             const DTYPE: Dtype = Dtype::$d;
-            fn monoid(m: Monoidal, terms: &[Self], parallel: bool) -> Self {
+            fn monoid<S: Source<Self> + ?Sized>(m: Monoidal, terms: &S, parallel: bool) -> Self {
                 by_monoid!(m, core::reduce, (terms, parallel))
             }
             fn columns(m: Monoidal, grid: &Strided<Self>, out: &mut [Self], parallel: bool) {
@@ -397,7 +402,7 @@ macro_rules! carried {
             }
             fn arg(m: Monoidal, terms: &[Self], parallel: bool) -> (Self, i64) {
                 let r = if m == Monoidal::Max { core::arg(Max, terms, parallel) } else { core::arg(Min, terms, parallel) };
-                r.unwrap_or_else(|| (Self::monoid(m, &[], false), -1))
+                r.unwrap_or_else(|| (Self::monoid(m, &[] as &[Self], false), -1))
             }
             fn scan(m: Monoidal, terms: &[Self], carry: Option<Self>, out: &mut [Self], parallel: bool) {
                 by_monoid!(m, core::scan, (terms, carry, out, parallel))
@@ -443,6 +448,90 @@ macro_rules! with_carrier {
 enum Terms<'a, T> {
     Runs { data: &'a [T], starts: Vec<usize>, len: usize },
     Columns(Strided<'a, T>),
+    /// Each output's terms read a block at a time from its elements, which
+    /// lie near each other but not in one run (a sliced or strided view).
+    Gathered(Gathered<'a, T>),
+}
+
+/// Terms of each output in memory at `starts[o]` (element index from `data`'s
+/// first) plus, for the term of index i over the reduced axes in C order,
+/// the sum of i's indices times `steps`.
+struct Gathered<'a, T> {
+    data: &'a [T],
+    starts: Vec<usize>,
+    shape: Vec<usize>,
+    steps: Vec<isize>,
+}
+
+/// The most bytes between neighbouring terms of an output that are read
+/// where they lie ([`Terms::Gathered`]) rather than copied into a run
+/// first: a cache line then brings in several terms.
+const GATHERED_STEP_BYTES: usize = 32;
+
+impl<'a, T: Copy + Default + Sync> Gathered<'a, T> {
+    /// Output `o`'s terms, as the reductions take them.
+    fn of(&self, o: usize) -> Fill<impl Fn(usize, &mut [T]) + Sync + '_> {
+        let count = self.shape.iter().product();
+        Fill { count, fill: move |start: usize, buf: &mut [T]| self.fill(o, start, buf) }
+    }
+
+    /// Terms `start..start + buf.len()` of output `o` into `buf`.
+    fn fill(&self, o: usize, start: usize, buf: &mut [T]) {
+        let r = self.shape.len();
+        let mut index = [0usize; 8];
+        let index = if r <= 8 { &mut index[..r] } else { return self.fill_wide(o, start, buf) };
+        let mut rest = start;
+        let mut at = self.starts[o] as isize;
+        for a in (0..r).rev() {
+            index[a] = rest % self.shape[a];
+            rest /= self.shape[a];
+            at += index[a] as isize * self.steps[a];
+        }
+        let (inner, step) = (self.shape[r - 1], self.steps[r - 1]);
+        let mut done = 0;
+        while done < buf.len() {
+            let n = (inner - index[r - 1]).min(buf.len() - done);
+            for x in &mut buf[done..done + n] {
+                *x = self.data[at as usize];
+                at += step;
+            }
+            done += n;
+            // Onto the next row of the reduced axes: the innermost index
+            // wraps, carrying outwards.
+            at -= step * (index[r - 1] + n) as isize;
+            index[r - 1] = 0;
+            at += self.next_row(index);
+        }
+    }
+
+    /// Steps `index` (its innermost place 0) to the next row over the outer
+    /// reduced axes; gives the change in element index.
+    fn next_row(&self, index: &mut [usize]) -> isize {
+        let mut moved = 0isize;
+        for a in (0..index.len() - 1).rev() {
+            index[a] += 1;
+            moved += self.steps[a];
+            if index[a] < self.shape[a] {
+                return moved;
+            }
+            moved -= self.steps[a] * self.shape[a] as isize;
+            index[a] = 0;
+        }
+        moved
+    }
+
+    /// As [`Gathered::fill`] for more than 8 reduced axes, term by term.
+    fn fill_wide(&self, o: usize, start: usize, buf: &mut [T]) {
+        for (j, x) in buf.iter_mut().enumerate() {
+            let mut rest = start + j;
+            let mut at = self.starts[o] as isize;
+            for a in (0..self.shape.len()).rev() {
+                at += (rest % self.shape[a]) as isize * self.steps[a];
+                rest /= self.shape[a];
+            }
+            *x = self.data[at as usize];
+        }
+    }
 }
 
 /// The terms of output `k` reduced along `axes`: in place where they can
@@ -482,6 +571,9 @@ fn terms_of<'a, T: Carried>(
             }
         }
     }
+    if let Some(g) = gathered(p, k, axes, &outer, columns) {
+        return Ok(Terms::Gathered(g));
+    }
     let lead = columns && !p.shape.is_empty() && !axes.contains(&(p.shape.len() - 1));
     let order: Vec<usize> =
         if lead { axes.iter().chain(&outer).copied().collect() } else { outer.iter().chain(axes).copied().collect() };
@@ -491,6 +583,33 @@ fn terms_of<'a, T: Carried>(
         Terms::Columns(Strided::new(data, len, outputs, outputs).expect("a held grid fits"))
     } else {
         Terms::Runs { data, starts: (0..outputs).map(|o| o * len).collect(), len }
+    })
+}
+
+/// Output `k`'s terms read where they lie ([`Terms::Gathered`]), for a
+/// Monoid (`monoid`) of a direct operand (see [`direct_operand`]) aligned
+/// for `T`, whose innermost reduced axis steps at most
+/// [`GATHERED_STEP_BYTES`]. The terms and their order are those of a copy
+/// with the reduced axes last, so the bits are too.
+fn gathered<'a, T: Carried>(p: &'a Plan, k: usize, axes: &[usize], outer: &[usize], monoid: bool) -> Option<Gathered<'a, T>> {
+    let v = direct_operand(p, k).filter(|_| monoid && !axes.is_empty())?;
+    let (lo, _) = v.layout.span().ok().flatten()?;
+    let base = lo as usize;
+    let aligned = (v.memory.base as usize).is_multiple_of(std::mem::align_of::<T>()) && !v.layout.dtype.is_sub_byte();
+    let step = v.layout.strides[*axes.last()?].unsigned_abs() * std::mem::size_of::<T>();
+    if !aligned || step > GATHERED_STEP_BYTES {
+        return None;
+    }
+    // SAFETY: the view's elements lie in its memory from element `lo` on
+    // (`View::new` checked), of T's dtype, aligned for T (checked above); no
+    // destination overlaps them and the door keeps other calls from writing
+    // them.
+    let data = unsafe { std::slice::from_raw_parts((v.memory.base as *const T).add(base), v.memory.extent(v.layout.dtype) - base) };
+    Some(Gathered {
+        data,
+        starts: starts_of(v, outer, base),
+        shape: axes.iter().map(|&a| p.shape[a]).collect(),
+        steps: axes.iter().map(|&a| v.layout.strides[a]).collect(),
     })
 }
 
@@ -585,13 +704,20 @@ fn reduce_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axes: &[usize], out_
             Ok(vec![first])
         }
         (_, Terms::Columns(_)) => unreachable!("only Monoid reductions read columns"),
+        (Reduction::Monoid(m), Terms::Gathered(g)) => {
+            let len = g.shape.iter().product();
+            let par = parallel(len);
+            per_output(first.slice_mut::<T>(), 1, len, |o, slot| slot[0] = T::monoid(m, &g.of(o), par));
+            Ok(vec![first])
+        }
+        (_, Terms::Gathered(_)) => unreachable!("only Monoid reductions gather"),
         (Reduction::Monoid(m), Terms::Runs { data, starts, len }) => {
             let par = parallel(*len);
             per_output(first.slice_mut::<T>(), 1, *len, |o, slot| slot[0] = T::monoid(m, &data[starts[o]..starts[o] + len], par));
             Ok(vec![first])
         }
         (Reduction::Arg(m), Terms::Runs { data, starts, len }) => {
-            let mut pairs = vec![(T::monoid(m, &[], false), 0i64); first.view.layout.size()];
+            let mut pairs = vec![(T::monoid(m, &[] as &[T], false), 0i64); first.view.layout.size()];
             let par = parallel(*len);
             per_output(&mut pairs, 1, *len, |o, slot| slot[0] = T::arg(m, &data[starts[o]..starts[o] + len], par));
             let mut positions = Held::new(Dtype::Int64, out_shape)?;
@@ -607,7 +733,7 @@ fn reduce_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axes: &[usize], out_
         }
         (Reduction::Moments, Terms::Runs { data, starts, len }) => {
             let ops = T::real().expect("Moments takes floats");
-            let zero = T::monoid(Monoidal::Sum, &[], false);
+            let zero = T::monoid(Monoidal::Sum, &[] as &[T], false);
             let mut pairs = vec![(zero, zero); first.view.layout.size()];
             let par = parallel(*len);
             per_output(&mut pairs, 1, *len, |o, slot| slot[0] = (ops.moments)(&data[starts[o]..starts[o] + len], par));
@@ -730,7 +856,32 @@ impl Call for Plan {
     }
 
     fn run(self) -> Result<(), String> {
-        let p = &self;
+        self.run_kept()
+    }
+}
+
+impl Plan {
+    /// The plan over other memory: view `i` (destinations, then a scan's
+    /// carry, then the loads, as the boundary's words give them) over
+    /// `mems(i)`, checked to hold it, and the destinations checked apart
+    /// again; refused as planning refuses, whereupon the plan is not to run.
+    pub fn rebind(&mut self, mems: impl Fn(usize) -> Memory) -> Result<(), String> {
+        let carry = match &mut self.kind {
+            Kind::Scan { carry, .. } => carry.as_mut(),
+            Kind::Reduce { .. } => None,
+        };
+        let views = self.dsts.iter_mut().chain(carry).chain(self.loads.iter_mut().map(Load::view_mut));
+        for (i, v) in views.enumerate() {
+            let m = mems(i);
+            v.layout.check_within(m.extent(v.layout.dtype)).map_err(|e| format!("operand {i} {e}"))?;
+            v.memory = m;
+        }
+        check_apart(&self.dsts)
+    }
+
+    /// Runs the plan, leaving it as it was.
+    pub fn run_kept(&self) -> Result<(), String> {
+        let p = self;
         let results: Vec<(Held, &View)> = match &self.kind {
             Kind::Reduce { axes, rs } => {
                 let out_shape = reduced_shape(&self.shape, axes);

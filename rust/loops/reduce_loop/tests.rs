@@ -100,10 +100,13 @@ fn sums_along_any_axes_match_lane_order_of_the_gathered_terms() {
         (c.clone(), 0),
         (vec![1, 37, 185], 0),                      // transposed
         (vec![-c[0], c[1], c[2]], (shape[0] - 1) * c[0] as usize), // reversed axis 0
+        // Every other element (a slice's step): read where they lie.
+        (vec![2 * c[0], 2 * c[1], 2], 1),
+        (vec![2 * c[0], 2 * c[1], -2], 2 * (shape[2] - 1)), // and reversed
     ];
     for axes in [vec![0], vec![1], vec![2], vec![0, 2], vec![0, 1, 2], vec![]] {
         for (strides, offset) in &layouts {
-            let mut b = Buf::new(4 * shape.iter().product::<usize>() + 16);
+            let mut b = Buf::new(8 * shape.iter().product::<usize>() + 16);
             let x = array(&mut b, &shape, strides, *offset, value);
             let values = f32s(&x);
             let out_shape = reduced_shape(&shape, &axes);
