@@ -100,14 +100,13 @@ let contract ~spec ~shape ~layout =
 (* Sorts. SHAPE: n (a vector), rows x n (each row along axis 1), or n x k
    (top_k: the first k of a vector of n). *)
 let sort ~top ~spec ~shape ~layout:_ =
+  let x_shape = if top then [| shape.(0) |] else shape in
   let go (type v s) (d : (v, s) Dtype.t) (x : (v, s) t) =
-    let x_shape = if top then [| shape.(0) |] else shape in
     let out = if top then [| shape.(1) |] else shape in
     let axis = Array.length x_shape - 1 in
     let values = zeros d out and positions = zeros Dtype.Int64 out in
     fun () -> check (Nx_cpu.sort ~axis ~descending:false ~values ~positions x)
   in
-  let x_shape = if top then [| shape.(0) |] else shape in
   match spec with
   | "float32" -> go Dtype.Float32 (reals Dtype.Float32 x_shape 0)
   | "int64" -> go Dtype.Int64 (init Bigarray.int64 x_shape (mix 0))
@@ -290,6 +289,7 @@ let all =
     ("fft_prime", fft ~two:false);
     ("fft2", fft ~two:true);
     ("fft_batch", fft ~two:false);
+    ("fft_huge", fft ~two:false);
     ("rfft", rfft ~inverse:false);
     ("irfft", rfft ~inverse:true);
     ("cholesky", linalg `Cholesky);

@@ -375,6 +375,9 @@ CASES = [
     KernelCase("fft2", ("complex64",), (None, (256, 256), (1024, 1024)), fft2, fft_moved, "scipy", flops=fft_flops),
     KernelCase("fft_batch", ("complex64",), (None, (256, 1024), (4096, 1024)), fft, fft_moved, "scipy",
                flops=fft_flops),
+    # 2^25 points, 256 MiB: Bailey's four steps, the points kept in the
+    # result between steps on Linux; peak memory past the operands compared.
+    KernelCase("fft_huge", ("complex64",), (None, None, (1 << 25,)), fft, fft_moved, "scipy", flops=fft_flops),
     KernelCase("rfft", ("float32",), (None, (65536,), (1048576,)), rfft, rfft_moved, "scipy"),
     KernelCase("irfft", ("float32",), (None, (65536,), (1048576,)), irfft, rfft_moved, "scipy"),
     KernelCase("cholesky", ("float32", "float64"), (None, (256, 256), (1024, 1024)), cholesky, matrix_moved,
