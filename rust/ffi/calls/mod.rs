@@ -210,29 +210,25 @@ thread_local! {
     static REDUCTIONS: RefCell<Vec<Box<Kept<reduce_loop::Plan>>>> = const { RefCell::new(Vec::new()) };
 }
 
-impl Keepable for map::Plan {
-    fn shelf() -> &'static LocalKey<RefCell<Vec<Box<Kept<Self>>>>> {
-        &MAPS
-    }
-    fn rebind(&mut self, mems: impl Fn(usize) -> Memory) -> Result<(), String> {
-        map::Plan::rebind(self, mems)
-    }
-    fn run_kept(&self) -> Result<(), String> {
-        map::Plan::run_kept(self)
-    }
+/// A plan type's [`Keepable`], by its own `rebind` and `run_kept`, on `shelf`.
+macro_rules! keepable {
+    ($plan:ty, $shelf:ident) => {
+        impl Keepable for $plan {
+            fn shelf() -> &'static LocalKey<RefCell<Vec<Box<Kept<Self>>>>> {
+                &$shelf
+            }
+            fn rebind(&mut self, mems: impl Fn(usize) -> Memory) -> Result<(), String> {
+                <$plan>::rebind(self, mems)
+            }
+            fn run_kept(&self) -> Result<(), String> {
+                <$plan>::run_kept(self)
+            }
+        }
+    };
 }
 
-impl Keepable for reduce_loop::Plan {
-    fn shelf() -> &'static LocalKey<RefCell<Vec<Box<Kept<Self>>>>> {
-        &REDUCTIONS
-    }
-    fn rebind(&mut self, mems: impl Fn(usize) -> Memory) -> Result<(), String> {
-        reduce_loop::Plan::rebind(self, mems)
-    }
-    fn run_kept(&self) -> Result<(), String> {
-        reduce_loop::Plan::run_kept(self)
-    }
-}
+keepable!(map::Plan, MAPS);
+keepable!(reduce_loop::Plan, REDUCTIONS);
 
 /// A checked plan with the words it was made from and the buffer each of
 /// its views names. Between calls its views' memory is that of the last
