@@ -140,7 +140,7 @@ class OtherWork:
         return max(0.0, (b1 - b0 - (o1 - o0)) / (w1 - w0)) if w1 - w0 >= 0.5 else None
 
 
-def samples(nx: Nx, numpy_time, s: Settings) -> tuple[list[float], list[float], float | None]:
+def samples(nx: Nx, numpy_time, s: Settings, threads: int) -> tuple[list[float], list[float], float | None]:
     """Interleaved samples of both sides, the order swapped every round, and
     the cores other work kept busy meanwhile."""
     other = OtherWork(nx)
@@ -150,6 +150,8 @@ def samples(nx: Nx, numpy_time, s: Settings) -> tuple[list[float], list[float], 
         pair = [(ours, nx.time, k_nx), (theirs, numpy_time, k_np)]
         for into, time_k, k in pair if r % 2 == 0 else reversed(pair):
             into.append(time_k(k))
+            if into is theirs and threads > 1:
+                time.sleep(report.SETTLE_S)
     return ours, theirs, other.cores()
 
 
@@ -166,14 +168,14 @@ def measure(row: Row, nx: Nx, numpy_time, s: Settings, retries: Retries) -> None
     """Times the row; while other work disturbs it and the retries last,
     waits up to 10 s for a quiet machine and times it again, up to three
     times in all, keeping the least disturbed attempt."""
-    row.nx, row.numpy, row.elsewhere = samples(nx, numpy_time, s)
+    row.nx, row.numpy, row.elsewhere = samples(nx, numpy_time, s, row.threads)
     for _ in range(2):
         if not disturbed(row.elsewhere) or retries.seconds_left <= 0:
             return
         start = time.perf_counter()
         while time.perf_counter() - start < 10 and disturbed(other_cores_over(nx, 0.5)):
             pass
-        attempt = samples(nx, numpy_time, s)
+        attempt = samples(nx, numpy_time, s, row.threads)
         if (attempt[2] or 0.0) < row.elsewhere:
             row.nx, row.numpy, row.elsewhere = attempt
         retries.seconds_left -= time.perf_counter() - start

@@ -18,6 +18,13 @@ CSV_HEADER = ["case", "dtype", "shape", "threads", "nx_median_s", "peer", "peer_
               "nx_peak_bytes", "peer_peak_bytes"]
 
 
+# Seconds the driver waits after each of the peer's samples on several
+# threads before the next sample: OpenBLAS's idle threads spin for about a
+# tenth of a second after a call (measured: 25-50 ms of CPU within 200 ms of
+# a 2-thread matmul), and a sample of ours started meanwhile shares a core
+# with them. Ours sleep at once, so waiting after the peer's alone suffices.
+SETTLE_S = 0.15
+
 BUSY = 0.25  # cores of other work past which a row is marked
 
 
@@ -383,7 +390,10 @@ def write_markdown(path, rows, lim, meta):
         f"{1000 * s.warmup_s:.0f} ms and 3 calls), then {s.reps} rounds each take one sample of ours "
         f"and one of numpy's, the order swapped every round, so drift hits both. A sample is "
         f"enough back-to-back calls to last {1000 * s.sample_s:.0f} ms (at least one), timed "
-        f"around the loop; its time is per call. We report the median and the min of the samples.",
+        f"around the loop; its time is per call. We report the median and the min of the samples. "
+        f"On several threads each of the peer's samples is followed by a pause of "
+        f"{1000 * SETTLE_S:.0f} ms before the next, so that OpenBLAS's idle threads, which "
+        f"spin about a tenth of a second after a call, have stopped before a sample of ours starts.",
         other_work_method(s),
         f"- Threads: ours through `Nx_cpu.set_threads` (1, then all {n}); numpy's through "
         f"threadpoolctl. numpy's elementwise functions, reductions and scans run on one thread "

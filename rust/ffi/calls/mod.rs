@@ -195,14 +195,14 @@ const KEPT_PLANS: usize = 32;
 /// A plan that a call of the same words again may take: `rebind` puts its
 /// views over that call's memory (view `i` over `mems(i)`, destinations
 /// first, as the words list them), checking what planning checked of
-/// memory; `run_kept` runs it and leaves it as it was.
+/// memory; `run_kept` runs it, keeping what the next run may take again.
 pub trait Keepable: Call + Sized + 'static {
     /// This thread's kept plans of this kind.
     fn shelf() -> &'static LocalKey<RefCell<Vec<Box<Kept<Self>>>>>;
     /// As the plan's own `rebind`.
     fn rebind(&mut self, mems: impl Fn(usize) -> Memory) -> Result<(), String>;
     /// As the plan's own `run_kept`.
-    fn run_kept(&self) -> Result<(), String>;
+    fn run_kept(&mut self) -> Result<(), String>;
 }
 
 thread_local! {
@@ -220,7 +220,7 @@ macro_rules! keepable {
             fn rebind(&mut self, mems: impl Fn(usize) -> Memory) -> Result<(), String> {
                 <$plan>::rebind(self, mems)
             }
-            fn run_kept(&self) -> Result<(), String> {
+            fn run_kept(&mut self) -> Result<(), String> {
                 <$plan>::run_kept(self)
             }
         }
@@ -285,7 +285,7 @@ impl<P: Keepable> Call for Box<Kept<P>> {
         self.plan.declined()
     }
     /// Runs the plan, then keeps it on this thread's shelf, first.
-    fn run(self) -> Result<(), String> {
+    fn run(mut self) -> Result<(), String> {
         let r = self.plan.run_kept();
         P::shelf().with_borrow_mut(|shelf| {
             shelf.truncate(KEPT_PLANS - 1);

@@ -285,6 +285,9 @@ pub struct Plan {
     ranges: Vec<Option<(usize, usize)>>,
     /// For each destination, whether a load reaches its bytes.
     reached: Vec<bool>,
+    /// The loop of the last run over the plan's own loads and the
+    /// streaming choice it was made under (see [`Plan::run_kept`]).
+    last: Option<(Loop, Option<Streaming>)>,
 }
 
 /// Whether a layout maps two indices to one element (a destination must
@@ -401,7 +404,7 @@ pub fn plan_loads(prog: impl Into<Arc<Prog>>, dsts: Vec<View>, loads: Vec<Load>)
             Load::Padded(p, v) => (v, Some(p)),
         })
         .unzip();
-    let mut plan = Plan { prog, shape, dsts, loads, pads, copied: vec![], ranges: vec![], reached: vec![] };
+    let mut plan = Plan { prog, shape, dsts, loads, pads, copied: vec![], ranges: vec![], reached: vec![], last: None };
     plan.bind()?;
     Ok(plan)
 }
@@ -444,9 +447,11 @@ impl Plan {
         self.bind()
     }
 
-    /// Runs the plan, leaving it as it was: loads a destination overlaps
-    /// and padded ones are read from copies made for the run.
-    pub fn run_kept(&self) -> Result<(), String> {
+    /// Runs the plan: loads a destination overlaps and padded ones are read
+    /// from copies made for the run. A loop over the plan's own loads is
+    /// kept for the next run, which takes it where only memory has changed
+    /// ([`Loop::rebased`]) and the process's streaming choice has not.
+    pub fn run_kept(&mut self) -> Result<(), String> {
         let size: usize = self.shape.iter().product();
         if size == 0 || self.dsts.is_empty() {
             return Ok(());
@@ -464,7 +469,15 @@ impl Plan {
                 scratch.push(buf);
             }
         }
-        Loop::new(self, &loads).run(&self.prog);
+        if let Cow::Owned(copies) = loads {
+            Loop::new(self, &copies).run(&self.prog);
+            return Ok(());
+        }
+        let choice = streaming::choice();
+        let last = self.last.take().filter(|(_, c)| *c == choice).and_then(|(lp, _)| lp.rebased(self));
+        let lp = last.unwrap_or_else(|| Loop::new(self, &self.loads));
+        lp.run(&self.prog);
+        self.last = Some((lp, choice));
         Ok(())
     }
 }
@@ -493,7 +506,7 @@ impl Call for Plan {
         size.saturating_mul(bytes + 4 * self.prog.nodes.len()).saturating_add(copies)
     }
 
-    fn run(self) -> Result<(), String> {
+    fn run(mut self) -> Result<(), String> {
         self.run_kept()
     }
 }
@@ -664,6 +677,23 @@ impl Loop {
             prefetches,
             block: if strided && r > 0 { BLOCK_ROWS } else { 1 },
         }
+    }
+
+    /// This loop of plan `p` (over its own loads) over the memory `p`'s
+    /// views now have, where that changes no operand's being read or
+    /// written in place ([`Operand::in_place`]), on which the rest of the
+    /// loop depends; `None` otherwise.
+    fn rebased(mut self, p: &Plan) -> Option<Loop> {
+        for (op, v) in p.dsts.iter().chain(&p.loads).enumerate() {
+            let o = &mut self.ops.as_mut_slice()[op];
+            let moved = Operand { mem: v.memory, ..*o };
+            let in_place = moved.can_be_in_place() && !(op < self.n_dsts && p.reached[op]);
+            if in_place != o.in_place {
+                return None;
+            }
+            o.mem = v.memory;
+        }
+        Some(self)
     }
 
     /// Runs the loop, measuring the process's [`Streaming`] choice first
