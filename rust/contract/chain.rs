@@ -18,6 +18,7 @@ use crate::core::dtype::Dtype;
 use crate::core::{isa, pool};
 use std::any::Any;
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// Data cache sizes in bytes: L1, L2 and L3 of core 0.
@@ -180,18 +181,24 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
     // The most rows and columns of a tile, whole panels.
     let (mp, np) = (mc.min(p.m).div_ceil(mr), nc.min(p.n).div_ceil(nr));
     let kc_max = kc.min(p.k);
-    // Each part runs every `parts`-th tile in the thread's scratch: the
-    // tile's sums, rows `ldc` apart (a vector more than the tile's width,
-    // so that a microkernel's rows do not share the L1 cache's sets), then
-    // the packed a and b.
+    // Each part takes the next tile not yet taken until none is left (a
+    // thread that another process slows takes fewer), computing it in the
+    // thread's scratch: the tile's sums, rows `ldc` apart (a vector more
+    // than the tile's width, so that a microkernel's rows do not share the
+    // L1 cache's sets), then the packed a and b.
     let ldc_max = np * nr + nr;
     let (c_len, a_len) = (mp * mr * ldc_max, mp * mr * kc_max);
     let parts = tiles.min(pool::threads());
-    pool::run_parts(parts, |part| {
+    let next = AtomicUsize::new(0);
+    pool::run_parts(parts, |_| {
         with_scratch(c_len + a_len + np * nr * kc_max, |scratch: &mut [E]| {
             let (c, rest) = scratch.split_at_mut(c_len);
             let (pa, pb) = rest.split_at_mut(a_len);
-            for t in (part..tiles).step_by(parts) {
+            loop {
+                let t = next.fetch_add(1, Ordering::Relaxed);
+                if t >= tiles {
+                    break;
+                }
                 let (bi, rest) = (t / (ti * tj), t % (ti * tj));
                 let (i0, j0) = ((rest / tj) * mc, (rest % tj) * nc);
                 let (i1, j1) = ((i0 + mc).min(p.m), (j0 + nc).min(p.n));
@@ -210,6 +217,12 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
                     pack(&p.b, rb, p.acc, bi, (j0, j1), nr, k0, kn, pb);
                     for jp in 0..np {
                         for ip in 0..mp {
+                            // The sums of the next call's tile on their way
+                            // into the L1 cache while this one runs.
+                            let (ni, nj) = if ip + 1 < mp { (ip + 1, jp) } else { (0, jp + 1) };
+                            if nj < np {
+                                prefetch_rows(&c[ni * mr * ldc + nj * nr..], mr, ldc, nr);
+                            }
                             // SAFETY: the panels hold kn depths of mr and
                             // nr values; the tile lies in `c`, this part's
                             // own; `E::micro` gave a kernel of this CPU's
@@ -225,6 +238,29 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
             }
         })
     });
+}
+
+/// Asks the CPU to bring `rows` rows of `w` values of `c`, `ld` apart,
+/// into the L1 cache (where `c` holds them); a hint that changes no value.
+#[inline(always)]
+fn prefetch_rows<E>(c: &[E], rows: usize, ld: usize, w: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let line = 64 / std::mem::size_of::<E>().max(1);
+        for r in 0..rows {
+            let end = (r * ld + w).min(c.len());
+            // Every line of the row: one a line's values apart, and its
+            // last value's.
+            for x in (r * ld..end).step_by(line).chain(end.checked_sub(1)) {
+                // SAFETY: a prefetch reads nothing the program sees and
+                // never faults; the address lies in `c`.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(c.as_ptr().add(x).cast::<i8>()) };
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (c, rows, ld, w);
 }
 
 /// Runs `f` on `len` values of scratch of this thread's, kept from one

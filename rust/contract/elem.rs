@@ -150,6 +150,12 @@ pub trait Elem: Copy + Default + PartialEq + Send + Sync + std::fmt::Debug + 'st
     /// `i im a · b`): 16 lanes from +0, each product fused into its lane,
     /// then the lanes' tree.
     fn lane_block(a: &[Self], b: &[Self]) -> Self;
+    /// [`Elem::lane_block`] of four rows of products sharing `b`: the
+    /// block sums of `a[r]` and `b`, each of the shortest's length.
+    fn lane_block4(a: [&[Self]; 4], b: &[Self]) -> [Self; 4] {
+        let n = a.iter().fold(b.len(), |n, x| n.min(x.len()));
+        a.map(|x| Self::lane_block(&x[..n], &b[..n]))
+    }
     /// The terms a product takes in lane order: 1, or 2 for a complex one.
     const TERMS: usize = 1;
     /// The microkernel of the packed loop: AVX-512's where `wide` and
@@ -194,6 +200,14 @@ fn rows<E: Elem>(a: &[E], b: &[E], lanes: &mut [E; 16]) {
     }
 }
 
+/// [`rows`] of four rows of products sharing `b`.
+#[inline(always)]
+fn rows4<E: Elem>(a: [&[E]; 4], b: &[E], lanes: &mut [[E; 16]; 4]) {
+    for (x, l) in a.iter().zip(lanes.iter_mut()) {
+        rows(x, b, l);
+    }
+}
+
 /// Declares the [`Elem`] of a real register type `$t`: its dtype `$dtype`
 /// (and `$same`, whose elements are its values too), its +0, how a value
 /// enters it (`$of` of `$v` into `$acc`), its sum, product and fused
@@ -203,7 +217,7 @@ macro_rules! real_elem {
     ($t:ty, $col:ident, $dtype:ident, [$($same:ident),*], $zero:literal,
      of |$v:ident, $acc:ident| $of:expr,
      add |$x:ident, $y:ident| $add:expr, mul $mul:expr, fma |$z:ident| $fma:expr,
-     $rows:path, $micro:path) => {
+     $rows:path, $rows4:path, $micro:path) => {
         impl Elem for $t {
             const ZERO: $t = $zero;
             const DTYPE: Dtype = Dtype::$dtype;
@@ -238,6 +252,20 @@ macro_rules! real_elem {
                 }
                 fold(&mut lanes, n.min(16))
             }
+            #[inline]
+            fn lane_block4(a: [&[$t]; 4], b: &[$t]) -> [$t; 4] {
+                let n = a.iter().fold(b.len(), |n, x| n.min(x.len()));
+                let mut lanes = [[$zero; 16]; 4];
+                $rows4(a.map(|x| &x[..n]), &b[..n], &mut lanes);
+                let full = n - n % 16;
+                core::array::from_fn(|r| {
+                    let l = &mut lanes[r];
+                    for t in 0..n - full {
+                        l[t] = Self::fma(a[r][full + t], b[full + t], l[t]);
+                    }
+                    fold(l, n.min(16))
+                })
+            }
             fn micro(wide: bool) -> Micro<$t> {
                 $micro(wide)
             }
@@ -261,13 +289,13 @@ macro_rules! float_of {
 }
 
 real_elem!(f32, F32, Float32, [], 0.0, of |v, _acc| float_of!(v, f32),
-    add |x, y| x + y, mul x * y, fma |z| x.mul_add(y, z), super::simd::f32_lanes, super::simd::f32_micro);
+    add |x, y| x + y, mul x * y, fma |z| x.mul_add(y, z), super::simd::f32_lanes, super::simd::f32_lanes4, super::simd::f32_micro);
 real_elem!(f64, F64, Float64, [], 0.0, of |v, _acc| float_of!(v, f64),
-    add |x, y| x + y, mul x * y, fma |z| x.mul_add(y, z), super::simd::f64_lanes, super::simd::f64_micro);
+    add |x, y| x + y, mul x * y, fma |z| x.mul_add(y, z), super::simd::f64_lanes, super::simd::f64_lanes4, super::simd::f64_micro);
 real_elem!(i32, I32, Int32, [Uint32], 0, of |v, acc| { let (bits, signed) = int_acc(acc); integer(v, bits, signed) as i32 },
-    add |x, y| x.wrapping_add(y), mul x.wrapping_mul(y), fma |z| z.wrapping_add(x.wrapping_mul(y)), rows, super::simd::i32_micro);
+    add |x, y| x.wrapping_add(y), mul x.wrapping_mul(y), fma |z| z.wrapping_add(x.wrapping_mul(y)), rows, rows4, super::simd::i32_micro);
 real_elem!(i64, I64, Int64, [Uint64], 0, of |v, acc| { let (bits, signed) = int_acc(acc); integer(v, bits, signed) },
-    add |x, y| x.wrapping_add(y), mul x.wrapping_mul(y), fma |z| z.wrapping_add(x.wrapping_mul(y)), rows, super::simd::i64_micro);
+    add |x, y| x.wrapping_add(y), mul x.wrapping_mul(y), fma |z| z.wrapping_add(x.wrapping_mul(y)), rows, rows4, super::simd::i64_micro);
 
 macro_rules! complex_elem {
     ($t:ty, $f:ty, $col:ident, $dtype:ident, $micro:ident) => {

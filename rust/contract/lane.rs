@@ -4,7 +4,8 @@
 //! part holds the largest power of two of blocks below their count; init
 //! is added last.
 //!
-//! Outputs are split among threads by runs of a row; where there are fewer
+//! Outputs are split among threads by runs of a row (of a column, four
+//! rows at a time, where there is one column); where there are fewer
 //! outputs than threads, each output's blocks' tree splits instead, whole
 //! subtrees on rayon's threads (reduce's tree). Neither changes a bit.
 
@@ -98,8 +99,13 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
         return;
     }
     // Parts of consecutive outputs (C order of dst), each at least about
-    // 64K products, at most eight a thread.
-    let per_part = outputs.div_ceil(8 * threads).max((1 << 16) / p.k.max(1)).max(1);
+    // 256K products (a thread's start costs more than fewer), at most
+    // eight a thread.
+    let per_part = outputs.div_ceil(8 * threads).max((1 << 18) / p.k.max(1)).max(1);
+    if p.n == 1 {
+        pool::run_parts(outputs.div_ceil(per_part), |t| column(p, &r, ri, sink, blocks, &with_init, (t * per_part, ((t + 1) * per_part).min(outputs))));
+        return;
+    }
     pool::run_parts(outputs.div_ceil(per_part), |t| {
         let (o0, o1) = (t * per_part, ((t + 1) * per_part).min(outputs));
         let (mut bufs, mut leaves) = (buffers(), vec![E::ZERO; blocks]);
@@ -121,4 +127,39 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
             o += j1 - j0;
         }
     });
+}
+
+/// Outputs `o0..o1` of a plan of one column (a matrix times a vector),
+/// four rows of one batch index at a time, so that each block of b is read
+/// once for four rows of a ([`Elem::lane_block4`]); a group short of four
+/// repeats its last row.
+#[allow(clippy::too_many_arguments)]
+fn column<E: Elem>(p: &Plan, r: &Readers<E>, ri: Option<Read<E>>, sink: &Sink<E>, blocks: usize, with_init: &impl Fn(E, E) -> E, (o0, o1): (usize, usize)) {
+    let per = BLOCK / E::TERMS;
+    let mut bufs: [Vec<E>; 5] = std::array::from_fn(|_| vec![E::ZERO; BLOCK]);
+    let mut leaves: [Vec<E>; 4] = std::array::from_fn(|_| vec![E::ZERO; blocks]);
+    let mut o = o0;
+    while o < o1 {
+        let (bi, i) = (o / p.m, o % p.m);
+        let count = 4.min(o1 - o).min(p.m - i);
+        let rows: [usize; 4] = std::array::from_fn(|q| i + q.min(count - 1));
+        for blk in 0..blocks {
+            let (k0, len) = (blk * per, per.min(p.k - blk * per));
+            let [b0, b1, b2, b3, bb] = &mut bufs;
+            let y = terms(&p.b, r.b, p.acc, bi, 0, k0, len, bb);
+            let mut x = [b0, b1, b2, b3].into_iter().zip(rows).map(|(buf, row)| terms(&p.a, r.a, p.acc, bi, row, k0, len, buf));
+            let x: [&[E]; 4] = std::array::from_fn(|_| x.next().expect("four rows"));
+            for (l, s) in leaves.iter_mut().zip(E::lane_block4(x, y)) {
+                l[blk] = s;
+            }
+        }
+        for (q, l) in leaves.iter().enumerate().take(count) {
+            let mut v = [E::ZERO];
+            p.init_row(ri, bi, i + q, 0, &mut v);
+            let sum = if blocks == 0 { E::ZERO } else { tree_of(l) };
+            v[0] = with_init(sum, v[0]);
+            sink.put(bi, i + q, 0, &v);
+        }
+        o += count;
+    }
 }

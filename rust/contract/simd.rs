@@ -244,3 +244,51 @@ macro_rules! lanes {
 }
 lanes!(f32_lanes, f32, 8, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_fmadd_ps);
 lanes!(f64_lanes, f64, 4, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_fmadd_pd);
+
+/// [`f32_lanes`]'s steps for four rows of products sharing `b`: row r's
+/// whole rows of 16 products of `a[r]` and `b` into `lanes[r]`, lane l
+/// taking product l of each fused into it, from `lanes` as they are; `b`
+/// read once for the four. The tail past the last whole row of the
+/// shortest is the caller's.
+macro_rules! lanes4 {
+    ($name:ident, $t:ty, $w:literal, $load:ident, $store:ident, $fmadd:ident) => {
+        #[inline]
+        pub fn $name(a: [&[$t]; 4], b: &[$t], lanes: &mut [[$t; 16]; 4]) {
+            let rows = a.iter().fold(b.len(), |n, x| n.min(x.len())) / 16;
+            #[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma"))]
+            {
+                use core::arch::x86_64::*;
+                const V: usize = 16 / $w;
+                // SAFETY: every load reads within a whole row of 16 of a
+                // slice (`rows` rows lie in each); the stores write `lanes`.
+                unsafe {
+                    let mut acc: [[_; V]; 4] = core::array::from_fn(|r| core::array::from_fn(|v| $load(lanes[r].as_ptr().add(v * $w))));
+                    for q in 0..rows {
+                        let y: [_; V] = core::array::from_fn(|v| $load(b.as_ptr().add(16 * q + v * $w)));
+                        for (x, s) in a.iter().zip(acc.iter_mut()) {
+                            let x = x.as_ptr().add(16 * q);
+                            for (v, sv) in s.iter_mut().enumerate() {
+                                *sv = $fmadd($load(x.add(v * $w)), y[v], *sv);
+                            }
+                        }
+                    }
+                    for (r, s) in acc.iter().enumerate() {
+                        for (v, sv) in s.iter().enumerate() {
+                            $store(lanes[r].as_mut_ptr().add(v * $w), *sv);
+                        }
+                    }
+                }
+            }
+            #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma")))]
+            for (x, lanes) in a.iter().zip(lanes.iter_mut()) {
+                for q in 0..rows {
+                    for l in 0..16 {
+                        lanes[l] = x[16 * q + l].mul_add(b[16 * q + l], lanes[l]);
+                    }
+                }
+            }
+        }
+    };
+}
+lanes4!(f32_lanes4, f32, 8, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_fmadd_ps);
+lanes4!(f64_lanes4, f64, 4, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_fmadd_pd);
