@@ -3,11 +3,19 @@
 //! Each element of L is its element of a less the products of the row's
 //! and the column's earlier elements, in increasing order, each fused
 //! ([`Scalar::sub_mul`]), then divided by the diagonal's root: the same
-//! chain whatever the blocking, so the update kernel ([`super::update`])
-//! may tile and thread it freely.
+//! chain whatever the blocking.
+//!
+//! The columns are factored recursively: the first half's, then the
+//! second half's, from the diagonal down, less the products of the first
+//! half's by packed products ([`gemm`]) in chunks of columns, so that
+//! little above the diagonal is computed (and cleared at the end).
 
+use crate::linalg::gemm::{self, Coef};
 use crate::linalg::scalar::{Real, Scalar};
-use crate::linalg::update;
+use crate::linalg::triangular::{split, BASE};
+
+/// Columns an update of the second half takes at a time.
+const CHUNK: usize = 48;
 
 /// Factors the n × n column-major matrix `w` in place: on entry its lower
 /// triangle and the real parts of its diagonal; on exit L in the lower
@@ -17,34 +25,54 @@ pub fn factor<T: Scalar>(w: &mut [T], n: usize, par: bool) -> bool {
     for j in 0..n {
         w[j + j * n] = T::of_real(w[j + j * n].re());
     }
-    let nb = update::BLOCK;
-    let mut j0 = 0;
-    while j0 < n {
-        let j1 = (j0 + nb).min(n);
-        // Columns j0..j1, rows j0..n, less the products of columns 0..j0.
-        update::sub_mul_adjoint(w, n, (j0, n), (j0, j1), j0, par);
-        for j in j0..j1 {
-            let mut f = [T::zero(); update::BLOCK];
-            for k in j0..j {
-                f[k - j0] = w[j + k * n].conj();
-            }
-            let (head, tail) = w.split_at_mut(j * n);
-            update::column(&mut tail[..n], j..n, &head[j0 * n..], n, &f[..j - j0]);
-            let d = w[j + j * n].re();
-            if d <= T::Real::zero() || d.is_nan() {
-                return false;
-            }
-            let l = d.sqrt();
-            w[j + j * n] = T::of_real(l);
-            for i in j + 1..n {
-                w[i + j * n] = T::div_real(w[i + j * n], l);
-            }
-        }
-        j0 = j1;
+    if !columns(w, n, 0, n, par) {
+        return false;
     }
     for j in 1..n {
-        for i in 0..j {
-            w[i + j * n] = T::zero();
+        w[j * n..j * n + j].fill(T::zero());
+    }
+    true
+}
+
+/// Factors columns `j0..j1` of the n × n `w`, whose products with the
+/// columns before `j0` are already subtracted; false where a pivot fails.
+fn columns<T: Scalar>(w: &mut [T], n: usize, j0: usize, j1: usize, par: bool) -> bool {
+    if j1 - j0 <= BASE {
+        return panel(w, n, j0, j1);
+    }
+    let jm = j0 + split(j1 - j0);
+    if !columns(w, n, j0, jm, par) {
+        return false;
+    }
+    let (head, tail) = w.split_at_mut(jm * n);
+    for c0 in (jm..j1).step_by(CHUNK) {
+        let c1 = (c0 + CHUNK).min(j1);
+        let f = gemm::pack(Coef { f: &head[c0 + j0 * n..], ks: n, cs: 1, conj: true }, jm - j0, c1 - c0);
+        gemm::sub_packed(&mut tail[c0 + (c0 - jm) * n..], n, n - c0, &head[c0 + j0 * n..], n, &f, par);
+    }
+    columns(w, n, jm, j1, par)
+}
+
+/// The unblocked factorisation of columns `j0..j1`, from their diagonal
+/// down.
+fn panel<T: Scalar>(w: &mut [T], n: usize, j0: usize, j1: usize) -> bool {
+    for j in j0..j1 {
+        let (head, tail) = w.split_at_mut(j * n);
+        let col = &mut tail[j..n];
+        for k in j0..j {
+            let f = head[j + k * n].conj();
+            for (y, &l) in col.iter_mut().zip(&head[j + k * n..(k + 1) * n]) {
+                *y = T::sub_mul(*y, l, f);
+            }
+        }
+        let d = col[0].re();
+        if d <= T::Real::zero() || d.is_nan() {
+            return false;
+        }
+        let l = d.sqrt();
+        col[0] = T::of_real(l);
+        for y in &mut col[1..] {
+            *y = T::div_real(*y, l);
         }
     }
     true

@@ -5,9 +5,17 @@
 //! ([`Scalar::sub_mul`]); an element of L is then divided by its pivot. Rows
 //! move whole as they are interchanged, so the chain is the same whatever
 //! the blocking.
+//!
+//! The columns are factored recursively: the first half's, then the
+//! second half's rows interchanged as the first half's steps say, their U
+//! rows solved with the first half's L ([`triangular::lower`]), the rows
+//! below less the products of the first half's L and those U rows by a
+//! packed product ([`gemm`]), then the second half factored and its
+//! interchanges applied to the first half's columns.
 
+use crate::linalg::gemm::{self, Coef};
 use crate::linalg::scalar::Scalar;
-use crate::linalg::update;
+use crate::linalg::triangular::{self, split, BASE};
 
 /// Factors the m × n column-major matrix `w` in place into L below its
 /// diagonal and U on and above, storing in `pivots` (min(m, n) of them) the
@@ -18,60 +26,87 @@ pub fn factor<T: Scalar>(w: &mut [T], m: usize, n: usize, pivots: &mut [i64], pe
     for (i, p) in perm.iter_mut().enumerate().take(m) {
         *p = i as i64;
     }
-    let nb = update::BLOCK;
-    let mut j0 = 0;
-    while j0 < k {
-        let j1 = (j0 + nb).min(k);
-        for j in j0..j1 {
-            // Column j less the products of the panel's earlier columns.
+    columns(w, m, 0, k, pivots, perm, par);
+    if n > k {
+        // The columns past the last step (m < n): interchanged, then U's
+        // rows solved.
+        interchange(w, m, k, n, pivots, 0, k);
+        let (l, u) = w.split_at_mut(k * m);
+        triangular::lower_columns(l, m, k, u, m, n - k, true, par);
+    }
+}
+
+/// Applies the interchanges of steps `s0..s1` (rows `s` and `pivots[s]`) to
+/// columns `c0..c1` of `w`, `ld` rows a column.
+fn interchange<T: Scalar>(w: &mut [T], ld: usize, c0: usize, c1: usize, pivots: &[i64], s0: usize, s1: usize) {
+    for c in c0..c1 {
+        let col = &mut w[c * ld..(c + 1) * ld];
+        for s in s0..s1 {
+            col.swap(s, pivots[s] as usize);
+        }
+    }
+}
+
+/// Factors columns `j0..j1` of the m-row `w`, whose products with the
+/// columns before `j0` are already subtracted, interchanging rows within
+/// these columns alone.
+fn columns<T: Scalar>(w: &mut [T], m: usize, j0: usize, j1: usize, pivots: &mut [i64], perm: &mut [i64], par: bool) {
+    if j1 - j0 <= BASE {
+        panel(w, m, j0, j1, pivots, perm);
+        return;
+    }
+    let jm = j0 + split(j1 - j0);
+    columns(w, m, j0, jm, pivots, perm, par);
+    interchange(w, m, jm, j1, pivots, j0, jm);
+    {
+        let (head, tail) = w.split_at_mut(jm * m);
+        let l = &head[j0 * m..];
+        // U's rows j0..jm of columns jm..j1.
+        triangular::lower_columns(&l[j0..], m, jm - j0, &mut tail[j0..], m, j1 - jm, true, par);
+        // Rows jm..m of columns jm..j1 less L's rows there times those U rows.
+        let f = gemm::pack(Coef { f: &tail[j0..], ks: 1, cs: m, conj: false }, jm - j0, j1 - jm);
+        gemm::sub_packed(&mut tail[jm..], m, m - jm, &l[jm..], m, &f, par);
+    }
+    columns(w, m, jm, j1, pivots, perm, par);
+    interchange(w, m, j0, jm, pivots, jm, j1);
+}
+
+/// The unblocked factorisation of columns `j0..j1`: each column less the
+/// products of the earlier ones, its pivot searched and its rows
+/// interchanged within these columns, then divided below its diagonal.
+fn panel<T: Scalar>(w: &mut [T], m: usize, j0: usize, j1: usize, pivots: &mut [i64], perm: &mut [i64]) {
+    for j in j0..j1 {
+        {
+            let (head, tail) = w.split_at_mut(j * m);
+            let col = &mut tail[..m];
             for kk in j0..j {
-                let f = [w[kk + j * m]];
-                let (head, tail) = w.split_at_mut(j * m);
-                update::column(&mut tail[..m], kk + 1..m, &head[kk * m..], m, &f);
+                let f = col[kk];
+                for (y, &l) in col[kk + 1..].iter_mut().zip(&head[kk * m + kk + 1..(kk + 1) * m]) {
+                    *y = T::sub_mul(*y, l, f);
+                }
             }
-            let mut p = j;
-            let mut best = w[j + j * m].abs1();
+        }
+        let mut p = j;
+        let mut best = w[j + j * m].abs1();
+        for i in j + 1..m {
+            let x = w[i + j * m].abs1();
+            if x > best {
+                p = i;
+                best = x;
+            }
+        }
+        pivots[j] = p as i64;
+        if p != j {
+            perm.swap(j, p);
+            for c in j0..j1 {
+                w.swap(j + c * m, p + c * m);
+            }
+        }
+        let d = w[j + j * m];
+        if !d.is_zero() {
             for i in j + 1..m {
-                let x = w[i + j * m].abs1();
-                if x > best {
-                    p = i;
-                    best = x;
-                }
-            }
-            pivots[j] = p as i64;
-            if p != j {
-                perm.swap(j, p);
-                for c in 0..n {
-                    w.swap(j + c * m, p + c * m);
-                }
-            }
-            let d = w[j + j * m];
-            if !d.is_zero() {
-                for i in j + 1..m {
-                    w[i + j * m] = T::div(w[i + j * m], d);
-                }
+                w[i + j * m] = T::div(w[i + j * m], d);
             }
         }
-        // The columns after the panel: U's rows j0..j1, then the rows below
-        // less the panel's products.
-        if j1 < n {
-            let (head, tail) = w.split_at_mut(j1 * m);
-            let head = &*head;
-            let work = (m - j0) * (n - j1) * (j1 - j0);
-            update::each_group(tail, m, par, work, |_, group| {
-                let g = group.len() / m;
-                let kn = j1 - j0;
-                let mut f = [T::zero(); update::BLOCK * update::GROUP];
-                for (c, col) in group.chunks_mut(m).enumerate() {
-                    for kk in j0..j1 {
-                        let fk = [col[kk]];
-                        update::column(col, kk + 1..j1, &head[kk * m..], m, &fk);
-                    }
-                    f[c * kn..(c + 1) * kn].copy_from_slice(&col[j0..j1]);
-                }
-                update::columns(group, m, j1..m, &head[j0 * m..], m, &f[..g * kn], kn);
-            });
-        }
-        j0 = j1;
     }
 }

@@ -14,11 +14,11 @@
 
 pub mod batch;
 pub mod cholesky;
+pub mod gemm;
 pub mod lu;
 pub mod qr;
 pub mod scalar;
 pub mod triangular;
-pub mod update;
 #[cfg(test)]
 mod bench;
 #[cfg(test)]
@@ -317,9 +317,9 @@ impl Plan {
                 let k = m.min(n);
                 let c = dsts[0].cols;
                 s.taus.resize(k, T::zero());
-                qr::factor(&mut s.w, m, n, &mut s.taus);
+                qr::factor(&mut s.w, m, n, &mut s.taus, par);
                 s.x.resize(m * c, T::zero());
-                qr::form_q(&s.w, m, n, &s.taus, &mut s.x, c);
+                qr::form_q(&s.w, m, n, &s.taus, &mut s.x, c, par);
                 dsts[0].write(i, &s.x);
                 // r: c × n, the upper triangle of w, +0 below.
                 s.t.clear();

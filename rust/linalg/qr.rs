@@ -4,8 +4,11 @@
 //! A reflector's norms are scaled by their largest part, so that neither
 //! huge nor tiny columns overflow or lose their digits to underflow. Its
 //! dot products add in increasing row from the pivot's element, each
-//! product fused ([`Scalar::sub_mul`]).
+//! product fused ([`Scalar::sub_mul`]). Past [`NB`] reflectors, they are
+//! applied in blocks, `I - V T Vᴴ` (the compact WY form), by packed
+//! products ([`gemm`]).
 
+use crate::linalg::gemm::{self, Coef};
 use crate::linalg::scalar::{Real, Scalar};
 
 /// The Euclidean norm of `xs` (and `extra`), scaled by the largest
@@ -82,29 +85,124 @@ fn apply<T: Scalar>(v: &[T], t: T, col: &mut [T]) {
     }
 }
 
+/// Reflectors a block of a matrix of more than this many takes; a matrix
+/// of at most this many (min(m, n)) applies each reflector alone. The bits
+/// depend on it, on nothing else of the machine.
+pub const NB: usize = 32;
+
 /// Factors the m × n column-major `w` in place: r on and above its
 /// diagonal, the reflectors' v below it, their τ into `taus` (min(m, n)).
-pub fn factor<T: Scalar>(w: &mut [T], m: usize, n: usize, taus: &mut [T]) {
+/// Past [`NB`] reflectors, each block's are applied to the columns after
+/// it at once ([`Block`]); within a block, each alone.
+pub fn factor<T: Scalar>(w: &mut [T], m: usize, n: usize, taus: &mut [T], par: bool) {
     let k = m.min(n);
-    for j in 0..k {
-        let (head, tail) = w.split_at_mut((j + 1) * m);
-        let col = &mut head[j * m + j..];
-        let tau = reflector(col);
-        taus[j] = tau;
-        let v = &col[1..];
-        for c in tail.chunks_mut(m) {
-            apply(v, tau.conj(), &mut c[j..]);
+    let nb = if k > NB { NB } else { k.max(1) };
+    for j0 in (0..k).step_by(nb) {
+        let j1 = (j0 + nb).min(k);
+        let last = if k > NB { j1 } else { n };
+        for j in j0..j1 {
+            let (head, tail) = w.split_at_mut((j + 1) * m);
+            let col = &mut head[j * m + j..];
+            let tau = reflector(col);
+            taus[j] = tau;
+            let v = &col[1..];
+            for c in tail[..(last - j - 1) * m].chunks_mut(m) {
+                apply(v, tau.conj(), &mut c[j..]);
+            }
+        }
+        if last < n {
+            let b = Block::new(w, m, j0, j1, taus);
+            let (_, tail) = w.split_at_mut(j1 * m);
+            b.apply(&mut tail[j0..], m, n - j1, true, par);
         }
     }
 }
 
+/// The reflectors `j0..j1` of a factored `w` as one, their product
+/// `H_j0 … H_(j1-1) = I - V T Vᴴ`: V's rows from `j0` (ones on its
+/// diagonal, zeros above), Vᴴ, and T, upper triangular.
+struct Block<T> {
+    /// Reflectors and V's rows (from row j0).
+    nb: usize,
+    mv: usize,
+    v: Vec<T>,
+    vt: Vec<T>,
+    t: Vec<T>,
+}
+
+impl<T: Scalar> Block<T> {
+    fn new(w: &[T], m: usize, j0: usize, j1: usize, taus: &[T]) -> Block<T> {
+        let (nb, mv) = (j1 - j0, m - j0);
+        let mut v = vec![T::zero(); mv * nb];
+        let mut vt = vec![T::zero(); nb * mv];
+        for r in 0..nb {
+            v[r + r * mv] = T::one();
+            v[r + 1 + r * mv..(r + 1) * mv].copy_from_slice(&w[j0 + r + 1 + (j0 + r) * m..(j0 + r + 1) * m]);
+            for i in r..mv {
+                vt[r + i * nb] = v[i + r * mv].conj();
+            }
+        }
+        // g = -Vᴴ V, then T column by column: T[j, j] = τ_j and
+        // T[..j, j] = T[..j, ..j] (-τ_j V[.., ..j]ᴴ v_j).
+        let mut g = vec![T::zero(); nb * nb];
+        gemm::sub_product(&mut g, nb, nb, &vt, nb, Coef { f: &v, ks: 1, cs: mv, conj: false }, mv, nb, false);
+        let mut t = vec![T::zero(); nb * nb];
+        let mut z = vec![T::zero(); nb];
+        for j in 0..nb {
+            let tau = taus[j0 + j];
+            for r in 0..j {
+                z[r] = T::mul(tau, g[r + j * nb]);
+            }
+            for r in 0..j {
+                let mut acc = T::zero();
+                for q in r..j {
+                    acc = T::sub_mul(acc, t[r + q * nb], z[q].neg());
+                }
+                t[r + j * nb] = acc;
+            }
+            t[j + j * nb] = tau;
+        }
+        Block { nb, mv, v, vt, t }
+    }
+
+    /// `c := (I - V T Vᴴ)ᴴ c` where `adjoint`, else `(I - V T Vᴴ) c`, `c`
+    /// the `mv` × `nc` block at `c[i + col ld]`: `W = Vᴴ c`, `Y = Tᴴ W`
+    /// (or `T W`), `c -= V Y`, each a packed product.
+    fn apply(&self, c: &mut [T], ld: usize, nc: usize, adjoint: bool, par: bool) {
+        let (nb, mv) = (self.nb, self.mv);
+        if nc == 0 {
+            return;
+        }
+        // -W, then Y = 0 - op(T) (-W).
+        let mut wn = vec![T::zero(); nb * nc];
+        gemm::sub_product(&mut wn, nb, nb, &self.vt, nb, Coef { f: &c[..], ks: 1, cs: ld, conj: false }, mv, nc, par);
+        let op: Vec<T> = if adjoint {
+            (0..nb * nb).map(|x| self.t[x / nb + (x % nb) * nb].conj()).collect()
+        } else {
+            self.t.clone()
+        };
+        let mut y = vec![T::zero(); nb * nc];
+        gemm::sub_product(&mut y, nb, nb, &op, nb, Coef { f: &wn, ks: 1, cs: nb, conj: false }, nb, nc, par);
+        gemm::sub_product(c, ld, mv, &self.v, mv, Coef { f: &y, ks: 1, cs: nb, conj: false }, nb, nc, par);
+    }
+}
+
 /// Forms q's first `qc` columns (k or m) into `q` (m × qc, column-major)
-/// from `factor`'s `w` and `taus`.
-pub fn form_q<T: Scalar>(w: &[T], m: usize, n: usize, taus: &[T], q: &mut [T], qc: usize) {
+/// from `factor`'s `w` and `taus`, the reflectors applied in the blocks
+/// `factor` took, the last first.
+pub fn form_q<T: Scalar>(w: &[T], m: usize, n: usize, taus: &[T], q: &mut [T], qc: usize, par: bool) {
     let k = m.min(n);
     q[..m * qc].fill(T::zero());
     for j in 0..qc {
         q[j + j * m] = T::one();
+    }
+    if k > NB {
+        for j0 in (0..k).step_by(NB).rev() {
+            let j1 = (j0 + NB).min(k);
+            let b = Block::new(w, m, j0, j1, taus);
+            b.apply(&mut q[j0 + j0 * m..], m, qc - j0, false, par);
+        }
+        return;
     }
     for j in (0..k).rev() {
         let v = &w[j * m + j + 1..j * m + m];

@@ -2,6 +2,7 @@
 //! float64, complex64 and complex128, with the few operations the routines
 //! need, each defined once so that every path rounds alike.
 
+use crate::contract::elem::{Elem, Micro};
 use crate::core::dtype::Dtype;
 use num_complex::Complex;
 use std::ops::{Add, Div, Mul, Neg, Sub};
@@ -50,6 +51,8 @@ pub trait Scalar: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static {
     fn im(self) -> Self::Real;
     /// The number of parts `re` and `im`.
     fn of_parts(re: Self::Real, im: Self::Real) -> Self;
+    /// `contract`'s microkernel of this type: AVX-512's where `wide`.
+    fn micro(wide: bool) -> Micro<Self>;
     /// One.
     fn one() -> Self {
         Self::of_real(<Self::Real as Real>::of_f64(1.0))
@@ -63,13 +66,14 @@ pub trait Scalar: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static {
         if Self::COMPLEX { Self::of_parts(self.re(), -self.im()) } else { self }
     }
     /// `c - a * b`, each real product fused into its part's sum: for complex,
-    /// re = (c.re - a.re b.re) + a.im b.im and im = (c.im - a.re b.im) - a.im b.re,
-    /// four roundings.
+    /// re = (c.re - b.re a.re) + b.im a.im and im = (c.im - b.re a.im) - b.im a.re,
+    /// four roundings: b's real part first, as a microkernel of `contract`
+    /// takes `-b` broadcast and `a` as a vector ([`super::gemm`]).
     fn sub_mul(c: Self, a: Self, b: Self) -> Self {
         let (ar, ai, br, bi) = (a.re(), a.im(), b.re(), b.im());
         if Self::COMPLEX {
-            let re = ai.fma(bi, (-ar).fma(br, c.re()));
-            let im = (-ai).fma(br, (-ar).fma(bi, c.im()));
+            let re = (-bi).fma(-ai, (-br).fma(ar, c.re()));
+            let im = (-bi).fma(ar, (-br).fma(ai, c.im()));
             Self::of_parts(re, im)
         } else {
             Self::of_parts((-ar).fma(br, c.re()), c.im())
@@ -141,6 +145,7 @@ macro_rules! real {
             fn re(self) -> Self { self }
             fn im(self) -> Self { 0.0 }
             fn of_parts(re: Self, _im: Self) -> Self { re }
+            fn micro(wide: bool) -> Micro<Self> { <$t as Elem>::micro(wide) }
         }
         impl Real for $t {
             const U: f64 = $u;
@@ -163,6 +168,7 @@ macro_rules! real {
             fn re(self) -> $t { self.re }
             fn im(self) -> $t { self.im }
             fn of_parts(re: $t, im: $t) -> Self { Complex::new(re, im) }
+            fn micro(wide: bool) -> Micro<Self> { <Complex<$t> as Elem>::micro(wide) }
         }
     };
 }

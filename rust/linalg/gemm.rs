@@ -1,0 +1,166 @@
+//! The factorisations' large updates as packed products on `contract`'s
+//! microkernels: `C(i, c) -= Σ_k A(i, k) F(k, c)` over column-major
+//! blocks, each product fused into the running value in increasing k.
+//!
+//! A microkernel runs a tile of `mr` rows of `nr` sums, each of its rows'
+//! `mr` values broadcast and fused into `nr` sums loaded as vectors, one
+//! depth after the next ([`Micro`]). Here its rows are the update's
+//! columns `c` (the broadcast values are `-F(k, c)`) and its `nr` sums the
+//! rows `i` of a column of C, which lie one after the next in column-major
+//! storage, so the tile is updated where it lies. Each sum takes
+//! `fma(-F(k, c), A(i, k), C(i, c))` in increasing k on every instruction
+//! set and in the portable form, the same chain as [`Scalar::sub_mul`]'s
+//! (`c - a b` of `a = A(i, k)` and `b = F(k, c)`), so the bits never depend
+//! on the tiling, the slices of the depth or which thread runs a tile.
+//!
+//! The depth runs in slices whose packed rows fill about half the L1 cache
+//! and the columns in chunks whose packed coefficients fill about half the
+//! L2, both from the caches the machine reports ([`caches`]). Threads take
+//! whole panels of rows, so that every output element is computed by one.
+
+use crate::contract::chain::caches;
+use crate::contract::elem::Micro;
+use crate::core::{isa, pool};
+use crate::linalg::scalar::Scalar;
+
+/// The coefficients F of an update: `F(k, c) = f[k ks + c cs]`, conjugated
+/// where `conj`. Each is read once, when packed.
+#[derive(Clone, Copy)]
+pub struct Coef<'a, T> {
+    pub f: &'a [T],
+    pub ks: usize,
+    pub cs: usize,
+    pub conj: bool,
+}
+
+impl<T: Scalar> Coef<'_, T> {
+    fn at(&self, k: usize, c: usize) -> T {
+        let x = self.f[k * self.ks + c * self.cs];
+        if self.conj { x.conj() } else { x }
+    }
+}
+
+/// Work (multiply-adds) past which an update splits its rows over the
+/// pool's threads.
+const THREADED: usize = 1 << 18;
+
+/// A pointer to the output, shared by the parts, which write disjoint rows.
+#[derive(Clone, Copy)]
+struct Out<T>(*mut T);
+// SAFETY: the parts of `sub_packed` write disjoint panels of rows of the
+// block the pointer reaches, and nothing else touches it meanwhile.
+unsafe impl<T> Send for Out<T> {}
+// SAFETY: as for Send.
+unsafe impl<T> Sync for Out<T> {}
+
+/// The coefficients of an update, negated and packed for the microkernel:
+/// slice after slice of `kc` depths, each in panels of `mr` columns, each
+/// panel depth after depth, +0 past the last column.
+pub struct Packed<T: Scalar> {
+    mk: Micro<T>,
+    kc: usize,
+    /// Depths and columns.
+    kn: usize,
+    n: usize,
+    data: Vec<T>,
+}
+
+/// Packs `-F(k, c)` for `k < kn`, `c < n`, for [`sub_packed`].
+pub fn pack<T: Scalar>(f: Coef<T>, kn: usize, n: usize) -> Packed<T> {
+    let mk = T::micro(isa::avx512());
+    let (mr, nr) = (mk.mr, mk.nr);
+    let kc = (caches().l1 / 2 / (nr * std::mem::size_of::<T>())).clamp(32, 1024);
+    let np = n.div_ceil(mr);
+    let mut data = vec![T::zero(); kn * np * mr];
+    for k0 in (0..kn).step_by(kc) {
+        let kk = kc.min(kn - k0);
+        let slice = &mut data[k0 * np * mr..(k0 + kk) * np * mr];
+        for (p, panel) in slice.chunks_mut(mr * kk).enumerate() {
+            let cols = mr.min(n - p * mr);
+            for k in 0..kk {
+                for r in 0..cols {
+                    panel[k * mr + r] = f.at(k0 + k, p * mr + r).neg();
+                }
+            }
+        }
+    }
+    Packed { mk, kc, kn, n, data }
+}
+
+/// `C(i, c) -= Σ_k A(i, k) F(k, c)` for `i < m`, `c < n`, `k < kn` (F's
+/// extents, `f` its packed form), C at `c[i + c ldc]` and A at
+/// `a[i + k lda]`, each product fused in increasing k. Splits its rows over
+/// the pool's threads where `par` and the work is large.
+pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: usize, f: &Packed<T>, par: bool) {
+    let (n, kn, kc, mk) = (f.n, f.kn, f.kc, f.mk);
+    if m == 0 || n == 0 || kn == 0 {
+        return;
+    }
+    // Every element the loops below reach, checked once.
+    assert!(ldc >= m && c.len() >= (n - 1) * ldc + m, "C lies in its slice");
+    assert!(lda >= m && a.len() >= (kn - 1) * lda + m, "A lies in its slice");
+    let (mr, nr) = (mk.mr, mk.nr);
+    let nc = ((caches().l2 / 2 / (kc * std::mem::size_of::<T>())) / mr).max(1) * mr;
+    let np = n.div_ceil(mr);
+    let rp = m.div_ceil(nr);
+    let parts = if par && m * n * kn > THREADED { rp.min(pool::threads()) } else { 1 };
+    let out = Out(c.as_mut_ptr());
+    let fp = &f.data[..];
+    pool::run_parts(parts, |part| {
+        let out = out;
+        let mut ap = vec![T::zero(); nr * kc.min(kn)];
+        let mut tile = vec![T::zero(); mr * nr];
+        let (p0, p1) = (rp * part / parts, rp * (part + 1) / parts);
+        for k0 in (0..kn).step_by(kc) {
+            let kk = kc.min(kn - k0);
+            let slice = &fp[k0 * np * mr..(k0 + kk) * np * mr];
+            for c0 in (0..n).step_by(nc) {
+                let cn = nc.min(n - c0);
+                for ip in p0..p1 {
+                    let i0 = ip * nr;
+                    let rows = nr.min(m - i0);
+                    let ap = &mut ap[..nr * kk];
+                    for k in 0..kk {
+                        let src = &a[i0 + (k0 + k) * lda..][..rows];
+                        ap[k * nr..k * nr + rows].copy_from_slice(src);
+                        ap[k * nr + rows..(k + 1) * nr].fill(T::zero());
+                    }
+                    for p in c0 / mr..(c0 + cn).div_ceil(mr) {
+                        let cols = mr.min(n - p * mr);
+                        let panel = &slice[p * mr * kk..(p + 1) * mr * kk];
+                        // SAFETY: the tile's rows i0..i0 + rows of columns
+                        // p mr..p mr + cols lie in C (checked on entry) and
+                        // are this part's alone; the panels hold kk depths
+                        // of mr and nr values; `T::micro` gave a kernel of
+                        // this CPU's instructions.
+                        unsafe {
+                            let at = out.0.add(i0 + p * mr * ldc);
+                            if rows == nr && cols == mr {
+                                (mk.run)(kk, panel.as_ptr(), ap.as_ptr(), at, ldc);
+                            } else {
+                                for r in 0..cols {
+                                    for j in 0..rows {
+                                        tile[r * nr + j] = *at.add(r * ldc + j);
+                                    }
+                                }
+                                (mk.run)(kk, panel.as_ptr(), ap.as_ptr(), tile.as_mut_ptr(), nr);
+                                for r in 0..cols {
+                                    for j in 0..rows {
+                                        *at.add(r * ldc + j) = tile[r * nr + j];
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// [`pack`] then [`sub_packed`]: for coefficients that do not lie in C's
+/// slice.
+#[allow(clippy::too_many_arguments)]
+pub fn sub_product<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: usize, f: Coef<T>, kn: usize, n: usize, par: bool) {
+    sub_packed(c, ldc, m, a, lda, &pack(f, kn, n), par);
+}
