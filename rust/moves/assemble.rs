@@ -8,7 +8,7 @@
 //! reaches, then copies the pieces' intervals in order, a later piece's
 //! over an earlier one's.
 
-use super::slot::Slot;
+use super::slot::{copy_run, fence, streams, Slot};
 use super::walk::{at, bounds, last_stride, parts, runs};
 use super::{check_dst, claims};
 use crate::core::call::Call;
@@ -78,6 +78,7 @@ impl Assemble {
     /// Assembles the destination's C-order positions `lo..hi`.
     fn part<S: Slot>(&self, lo: usize, hi: usize) {
         let d = &self.dst.layout;
+        let streaming = streams(d.size().saturating_mul(d.dtype.bits()) / 8);
         let r = d.shape.len();
         let fill = S::of_bits(self.fill);
         let sd = last_stride(d);
@@ -127,7 +128,8 @@ impl Assemble {
                 // layouts, which do not overlap (plan); this part alone
                 // writes dst's.
                 unsafe {
-                    S::copy(p.view.memory.base, at(v, &inner), last_stride(v), self.dst.memory.base, od + a as isize * sd, sd, b - a)
+                    let (src, ss) = (p.view.memory.base, last_stride(v));
+                    copy_run::<S>(streaming, src, at(v, &inner), ss, self.dst.memory.base, od + a as isize * sd, sd, b - a)
                 };
             }
         });
@@ -151,7 +153,8 @@ impl Call for Assemble {
         let k = parts(size, 1 << 16);
         crate::with_slot!(self.dst.layout.dtype.bits(), S => pool::run_parts(k, |p| {
             let (lo, hi) = bounds(size, k, p);
-            self.part::<S>(lo, hi)
+            self.part::<S>(lo, hi);
+            fence();
         }));
         Ok(())
     }

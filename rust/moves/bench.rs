@@ -4,12 +4,14 @@
 //! narrow float's scatter Add holds, measured by counting the allocator's
 //! bytes during the call, beside the contract's formulas.
 
+use super::assemble;
 use super::fold;
 use super::gather;
 use super::gather_ranges;
 use super::scatter::{self, Combine, Host};
 use crate::core::alloc_count::peak_bytes;
 use crate::core::call::Call;
+use crate::core::cpu_clock::thread_cpu_s;
 use crate::core::dtype::Dtype;
 use crate::core::layout::{Layout, Memory, View};
 use crate::core::pool;
@@ -33,34 +35,111 @@ fn best(mut f: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// The median of seven runs of `f` after one more, in milliseconds: the
+/// thread's CPU time on one thread (which other processes on a shared
+/// machine disturb less), else wall-clock time.
+fn median(mut f: impl FnMut()) -> f64 {
+    f();
+    let mut t: Vec<f64> = (0..7)
+        .map(|_| {
+            let (t, c) = (Instant::now(), thread_cpu_s());
+            f();
+            if pool::threads() == 1 { (thread_cpu_s() - c) * 1e3 } else { t.elapsed().as_secs_f64() * 1e3 }
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[3]
+}
+
+/// The bench's cases of the moves (`bench/kernel_cases.ml`), on 1 thread
+/// and on every core: take, take_rows, scatter Set (unique, in place) and
+/// Add, ranges and assemble, each the median of seven runs.
+/// `MOVES_CASE=take,ranges` runs those alone.
 #[test]
 #[ignore]
 fn time_moves() {
-    let n = 10_000_000;
     let mut s = 1u64;
-    let mut x = vec![0u64; n / 2];
-    let mut dst = vec![0u64; n / 2];
-    let mut idx: Vec<u64> = (0..n).map(|_| splitmix(&mut s) % n as u64).collect();
-    let ms = best(|| {
-        let (d, i, xv) = (view(&mut dst, Dtype::Float32, &[n]), view(&mut idx, Dtype::Int64, &[n]), view(&mut x, Dtype::Float32, &[n]));
-        gather::plan(0, d, i, xv).unwrap().run().unwrap()
-    });
-    println!("take 10M random of 10M float32: {ms:.2} ms");
-    let t = 1_000_000;
-    let mut into = vec![0u64; t / 2];
-    let mut out = vec![0u64; t / 2];
-    let mut pos: Vec<u64> = (0..n).map(|_| splitmix(&mut s) % t as u64).collect();
-    for c in [Combine::Add, Combine::Set] {
-        let ms = best(|| {
-            let (d, i, p, u) = (
-                view(&mut out, Dtype::Float32, &[t]),
-                view(&mut into, Dtype::Float32, &[t]),
-                view(&mut pos, Dtype::Int64, &[n]),
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let only = std::env::var("MOVES_CASE").unwrap_or_default();
+    let want = |c: &str| only.is_empty() || only.split(',').any(|o| o == c);
+    let report = |name: &str, f: &mut dyn FnMut()| {
+        for threads in [1, all] {
+            pool::set_threads(threads).unwrap();
+            println!("{name}, {threads} threads: {:.3} ms", median(&mut *f));
+        }
+    };
+    if want("take_rows") {
+        for (rows, m) in [(1_000_000, 100_000), (100_000, 10_000)] {
+            let mut x: Vec<u64> = (0..rows * 32).map(|_| splitmix(&mut s)).collect();
+            let mut idx: Vec<u64> = (0..m).map(|_| splitmix(&mut s) % rows as u64).collect();
+            let mut dst = vec![0u64; m * 32];
+            report(&format!("take_rows [{rows}; 64] by {m}"), &mut || {
+                let memory = Memory { base: idx.as_mut_ptr() as *mut u8, bytes: m * 8 };
+                let layout = Layout { strides: vec![1, 0], ..Layout::contiguous(Dtype::Int64, &[m, 64]) };
+                let i = View::new(layout, memory).unwrap();
+                let (d, xv) = (view(&mut dst, Dtype::Float32, &[m, 64]), view(&mut x, Dtype::Float32, &[rows, 64]));
+                gather::plan(0, d, i, xv).unwrap().run().unwrap()
+            });
+        }
+    }
+    if want("take") {
+        for n in [10_000_000, 1_000_000] {
+            let mut x: Vec<u64> = (0..n / 2).map(|_| splitmix(&mut s)).collect();
+            let mut dst = vec![0u64; n / 2];
+            let mut idx: Vec<u64> = (0..n).map(|_| splitmix(&mut s) % n as u64).collect();
+            report(&format!("take {n} of {n}"), &mut || {
+                let (d, i, xv) = (view(&mut dst, Dtype::Float32, &[n]), view(&mut idx, Dtype::Int64, &[n]), view(&mut x, Dtype::Float32, &[n]));
+                gather::plan(0, d, i, xv).unwrap().run().unwrap()
+            });
+        }
+    }
+    if want("scatter_set") {
+        let (n, m) = (10_000_000, 1_000_000);
+        let step = (n / m) as u64;
+        let mut into: Vec<u64> = (0..n / 2).map(|_| splitmix(&mut s)).collect();
+        let mut upd: Vec<u64> = (0..m / 2).map(|_| splitmix(&mut s)).collect();
+        let mut pos: Vec<u64> = (0..m as u64).map(|i| i * step + splitmix(&mut s) % step).collect();
+        report(&format!("scatter_set {m} unique into {n}, in place"), &mut || {
+            let (d, p, u) = (view(&mut into, Dtype::Float32, &[n]), view(&mut pos, Dtype::Int64, &[m]), view(&mut upd, Dtype::Float32, &[m]));
+            scatter::plan(Combine::Set, true, 0, d.clone(), d, p, u).unwrap().run().unwrap()
+        });
+    }
+    if want("scatter_add") {
+        let (n, m) = (1_000_000, 10_000_000);
+        let mut into: Vec<u64> = (0..n / 2).map(|_| 0x3f80_0000_3f80_0000).collect();
+        let mut upd: Vec<u64> = (0..m / 2).map(|_| 0x3f80_0000_3f80_0000).collect();
+        let mut pos: Vec<u64> = (0..m).map(|_| splitmix(&mut s) % n as u64).collect();
+        report(&format!("scatter_add {m} into {n}, in place"), &mut || {
+            let (d, p, u) = (view(&mut into, Dtype::Float32, &[n]), view(&mut pos, Dtype::Int64, &[m]), view(&mut upd, Dtype::Float32, &[m]));
+            scatter::plan(Combine::Add, false, 0, d.clone(), d, p, u).unwrap().run().unwrap()
+        });
+    }
+    if want("ranges") {
+        let (n, runs, length) = (10_000_000usize, 1000usize, 5000usize);
+        let mut x: Vec<u64> = (0..n / 2).map(|_| splitmix(&mut s)).collect();
+        let mut starts: Vec<u64> = (0..runs).map(|_| splitmix(&mut s) % (n - length + 1) as u64).collect();
+        let mut ends: Vec<u64> = (0..runs as u64).map(|j| (j + 1) * length as u64).collect();
+        let mut dst = vec![0u64; runs * length / 2];
+        report(&format!("ranges {runs} runs of {length} out of {n}"), &mut || {
+            let (d, st, en, xv) = (
+                view(&mut dst, Dtype::Float32, &[runs * length]),
+                view(&mut starts, Dtype::Int64, &[runs]),
+                view(&mut ends, Dtype::Int64, &[runs]),
                 view(&mut x, Dtype::Float32, &[n]),
             );
-            scatter::plan(c, false, 0, d, i, p, u).unwrap().run().unwrap()
+            gather_ranges::plan(d, st, en, xv).unwrap().run().unwrap()
         });
-        println!("scatter {c:?} 10M float32 into 1M: {ms:.2} ms");
+    }
+    if want("assemble") {
+        let n = 1_000_000;
+        let mut pieces: Vec<Vec<u64>> = (0..8).map(|_| (0..n / 2).map(|_| splitmix(&mut s)).collect()).collect();
+        let mut dst = vec![0u64; 8 * n / 2];
+        report(&format!("assemble 8 pieces of {n}"), &mut || {
+            let ps = (pieces.iter_mut().enumerate())
+                .map(|(k, b)| assemble::Piece { region: vec![(k * n, (k + 1) * n)], view: view(b, Dtype::Float32, &[n]) })
+                .collect();
+            assemble::plan(0, view(&mut dst, Dtype::Float32, &[8 * n]), ps).unwrap().run().unwrap()
+        });
     }
 }
 
@@ -101,8 +180,7 @@ fn scatter_narrow_add_memory() {
         let mut out = vec![0u64; (t * slices).div_ceil(4)];
         let mut upd: Vec<u64> = (0..(m * slices).div_ceil(4)).map(|_| 0x3c00_3c00_3c00_3c00).collect();
         let mut pos: Vec<u64> = (0..m * slices).map(|_| splitmix(&mut s) % t as u64).collect();
-        let plan = scatter::plan_on(
-            Host { threads, cache },
+        let plan = scatter::plan(
             Combine::Add,
             false,
             0,
@@ -111,7 +189,8 @@ fn scatter_narrow_add_memory() {
             view(&mut pos, Dtype::Int64, &[m, slices]),
             view(&mut upd, d, &[m, slices]),
         )
-        .unwrap();
+        .unwrap()
+        .on(Host { threads, cache });
         let strategy = plan.strategy();
         let bytes = peak_bytes(|| plan.run().unwrap());
         let w = 2usize;
@@ -119,7 +198,7 @@ fn scatter_narrow_add_memory() {
             scatter::Strategy::PerSlice => format!("{} (5 t + 64 on each of {} summing threads)", threads.min(slices) * (5 * t + 64), threads.min(slices)),
             scatter::Strategy::ByTarget => {
                 let per_thread = 16 * w + (136 << 10) + if m > t && m > 1 << 19 { 0 } else { (5 * l2 / 8).max(5 * t / 512) };
-                let all = if t >= m { (8 + w) * m } else { (8 + w) * m.min(1 << 22) + 5 * t };
+                let all = (8 + w) * if t >= m { m } else { m.min(1 << 22) } + if m > t && m > 1 << 19 { 5 * t } else { 0 };
                 format!("{} ((8 + w) m-type {all} in all + {per_thread} on each of {threads} threads)", all + threads * per_thread)
             }
         };

@@ -2,8 +2,8 @@
 //! position along one axis that an int64 array holds, the element of zero
 //! bits where the position lies outside the axis.
 
-use super::slot::Slot;
-use super::walk::{at, bounds, last_stride, parts, runs};
+use super::slot::{copy_run, fence, prefetch, streams, Slot};
+use super::walk::{at, bounds, dense, last_stride, parts, runs};
 use super::{check_dst, check_index, claims};
 use crate::core::call::Call;
 use crate::core::door::Claim;
@@ -38,8 +38,86 @@ pub fn plan(axis: usize, dst: View, idx: View, x: View) -> Result<Gather, String
     Ok(Gather { axis, dst, idx, x })
 }
 
+/// Elements a gather of single elements reads ahead of the one it copies,
+/// to prefetch their source: random reads overlap, rather than each
+/// waiting for memory in turn.
+const AHEAD: isize = 16;
+
+/// Rows a gather of whole rows prefetches ahead of the one it copies.
+const ROWS_AHEAD: usize = 8;
+
+/// Bytes of a row prefetched at most: past them the processor's own
+/// prefetcher follows the row.
+const ROW_PREFETCH: usize = 512;
+
 impl Gather {
-    /// Gathers the destination's C-order positions `lo..hi`.
+    /// The elements of a row, where the gather copies whole rows: the axes
+    /// after the gathered one hold a row's elements one after the other
+    /// in both the destination and the source, the positions step 0 along
+    /// them, and the gathered axis is not the last.
+    fn row_cells(&self) -> Option<usize> {
+        let a = self.axis;
+        let (d, i, x) = (&self.dst.layout, &self.idx.layout, &self.x.layout);
+        if a + 1 == d.shape.len() {
+            return None;
+        }
+        let steps_0 = (a + 1..d.shape.len()).all(|b| i.strides[b] == 0 || i.shape[b] <= 1);
+        let rows_dense = dense(&d.shape[a + 1..], &d.strides[a + 1..]) && dense(&x.shape[a + 1..], &x.strides[a + 1..]);
+        (steps_0 && rows_dense).then(|| d.shape[a + 1..].iter().product())
+    }
+
+    /// Copies the destination's rows `lo..hi` (C-order positions over its
+    /// axes up to the gathered one) of `cells` elements each, by streaming
+    /// stores where `streaming`: a row's source is prefetched
+    /// [`ROWS_AHEAD`] rows before it is copied.
+    fn rows_part<S: Slot>(&self, lo: usize, hi: usize, cells: usize, streaming: bool) {
+        let a = self.axis;
+        let (d, i, x) = (&self.dst.layout, &self.idx.layout, &self.x.layout);
+        let (db, ib, xb) = (self.dst.memory.base, self.idx.memory.base, self.x.memory.base);
+        let n = x.shape[a] as u64;
+        let (sd, si, sa) = (d.strides[a], i.strides[a], x.strides[a]);
+        let lines = (cells * self.dst.layout.dtype.bits()).div_ceil(8).min(ROW_PREFETCH);
+        // The rows pushed so far, the last ROWS_AHEAD of them waiting: the
+        // element index of each one's first element in dst and, where its
+        // position lies inside the axis, in x.
+        let mut ring = [(0isize, None::<isize>); ROWS_AHEAD];
+        let mut pushed = 0usize;
+        let copy = |(od, ox): (isize, Option<isize>)| match ox {
+            // SAFETY: the row's elements lie one after the other in the
+            // checked layouts of x (a position inside its axis) and dst
+            // (row_cells), which do not overlap (plan); this part alone
+            // writes the row.
+            Some(ox) => unsafe { copy_run::<S>(streaming, xb, ox, 1, db, od, 1, cells) },
+            // SAFETY: as above.
+            None => unsafe { S::zero(db, od, 1, cells) },
+        };
+        runs(&d.shape[..=a], lo, hi, |idx, k0, k1| {
+            let (od, oi) = (at(d, idx), at(i, idx));
+            let ox = at(x, idx) - k0 as isize * sa;
+            for k in 0..(k1 - k0) as isize {
+                // SAFETY: the position lies in idx's checked layout.
+                let p = unsafe { <u64 as Slot>::get(ib, oi + k * si) };
+                let src = (p < n).then(|| ox + p as isize * sa);
+                if let Some(s) = src {
+                    let at = S::addr(xb, s);
+                    (0..lines).step_by(64).for_each(|b| prefetch(at.wrapping_add(b)));
+                }
+                let slot = &mut ring[pushed % ROWS_AHEAD];
+                if pushed >= ROWS_AHEAD {
+                    copy(*slot);
+                }
+                *slot = (od + k * sd, src);
+                pushed += 1;
+            }
+        });
+        for j in pushed.saturating_sub(ROWS_AHEAD)..pushed {
+            copy(ring[j % ROWS_AHEAD]);
+        }
+        fence();
+    }
+
+    /// Gathers the destination's C-order positions `lo..hi`, element by
+    /// element, the source [`AHEAD`] elements on along a run prefetched.
     fn part<S: Slot>(&self, lo: usize, hi: usize) {
         let (d, i, x) = (&self.dst.layout, &self.idx.layout, &self.x.layout);
         let (db, ib, xb) = (self.dst.memory.base, self.idx.memory.base, self.x.memory.base);
@@ -54,25 +132,15 @@ impl Gather {
             xi.extend_from_slice(idx);
             xi[self.axis] = 0;
             let (od, oi, ox) = (at(d, idx), at(i, idx), at(x, &xi));
-            let len = k1 - k0;
-            if si == 0 && self.axis != last {
-                // One position for the whole run: a copy of a run of x.
-                // SAFETY: the position lies in `idx`'s checked layout.
-                let p = unsafe { <u64 as Slot>::get(ib, oi) };
-                if p < n {
-                    // SAFETY: the run's elements lie in the checked layouts
-                    // of x (its position inside the axis) and dst, which
-                    // do not overlap (plan); this part alone writes them.
-                    unsafe { S::copy(xb, ox + p as isize * sa, sx, db, od, sd, len) };
-                } else {
-                    for k in 0..len as isize {
-                        // SAFETY: as above.
-                        unsafe { S::put(db, od + k * sd, S::ZERO) };
+            let len = (k1 - k0) as isize;
+            for k in 0..len {
+                if k + AHEAD < len {
+                    // SAFETY: the position lies in idx's checked layout.
+                    let q = unsafe { <u64 as Slot>::get(ib, oi + (k + AHEAD) * si) };
+                    if q < n {
+                        prefetch(S::addr(xb, ox + (k + AHEAD) * sx + q as isize * sa));
                     }
                 }
-                return;
-            }
-            for k in 0..len as isize {
                 // SAFETY: every element lies in its checked layout, the
                 // source's at a position inside its axis; dst is apart
                 // from the operands (plan) and this part alone writes it.
@@ -99,10 +167,20 @@ impl Call for Gather {
     fn run(self) -> Result<(), String> {
         let size = self.dst.layout.size();
         let k = parts(size, 1 << 15);
-        crate::with_slot!(self.dst.layout.dtype.bits(), S => pool::run_parts(k, |p| {
-            let (lo, hi) = bounds(size, k, p);
-            self.part::<S>(lo, hi)
-        }));
+        match self.row_cells().filter(|&c| c > 0) {
+            Some(cells) => {
+                let rows = size / cells;
+                let streaming = streams(size.saturating_mul(self.dst.layout.dtype.bits()) / 8);
+                crate::with_slot!(self.dst.layout.dtype.bits(), S => pool::run_parts(k, |p| {
+                    let (lo, hi) = bounds(rows, k, p);
+                    self.rows_part::<S>(lo, hi, cells, streaming)
+                }))
+            }
+            None => crate::with_slot!(self.dst.layout.dtype.bits(), S => pool::run_parts(k, |p| {
+                let (lo, hi) = bounds(size, k, p);
+                self.part::<S>(lo, hi)
+            })),
+        }
         Ok(())
     }
 }

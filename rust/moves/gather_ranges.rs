@@ -21,8 +21,8 @@
 //! written by an atomic read-modify-write ([`super::slot`]). Each element's
 //! bits depend on the operands alone, never on the split.
 
-use super::slot::Slot;
-use super::walk::{at, parts, runs};
+use super::slot::{copy_run, fence, streams, Slot};
+use super::walk::{at, dense, parts, runs};
 use super::{check_dst, check_index, claims};
 use crate::core::call::Call;
 use crate::core::door::Claim;
@@ -72,20 +72,6 @@ pub fn plan(dst: View, starts: View, ends: View, x: View) -> Result<GatherRanges
     }
     check_dst(&dst, &[("starts", &starts), ("ends", &ends), ("source", &x)])?;
     Ok(GatherRanges { lead, dst, starts, ends, x })
-}
-
-/// Whether a layout's elements at C-order positions lie one after the
-/// other: each axis of more than one element steps the product of the
-/// extents after it.
-fn dense(shape: &[usize], strides: &[isize]) -> bool {
-    let mut step = 1isize;
-    for (&n, &s) in shape.iter().zip(strides).rev() {
-        if n > 1 && s != step {
-            return false;
-        }
-        step = step.saturating_mul(n as isize);
-    }
-    true
 }
 
 /// A lead index's sub-arrays: the element index of their first element,
@@ -206,10 +192,11 @@ impl GatherRanges {
         let cells: usize = dst.shape[1..].iter().product();
         if dst.dense && src.dense {
             let s = src.base + lo as isize + shift * cells as isize;
+            let streaming = streams(self.dst.layout.size().saturating_mul(self.dst.layout.dtype.bits()) / 8);
             // SAFETY: both runs lie one after the other in their checked
             // layouts (the source's inside its packed axis, by the caller),
             // which do not overlap (plan); this part alone writes dst's.
-            return unsafe { S::copy(xb, s, 1, db, dst.base + lo as isize, 1, hi - lo) };
+            return unsafe { copy_run::<S>(streaming, xb, s, 1, db, dst.base + lo as isize, 1, hi - lo) };
         }
         let (sd, sx) = (*dst.strides.last().expect("a slab"), *src.strides.last().expect("a slab"));
         runs(dst.shape, lo, hi, |idx, k0, k1| {
@@ -245,7 +232,8 @@ impl Call for GatherRanges {
         let k = parts(total, 1 << 16);
         crate::with_slot!(self.dst.layout.dtype.bits(), S => pool::run_parts(k, |p| {
             let (lo, hi) = self.bounds(k, p);
-            self.part::<S>(lo, hi)
+            self.part::<S>(lo, hi);
+            fence();
         }));
         Ok(())
     }

@@ -153,15 +153,28 @@ impl<S> Narrowed<S> {
     }
 }
 
+/// A narrow float's element bits, as a [`Slot`] of its width holds them,
+/// decoded exactly into an f32.
+pub trait Decode<S> {
+    /// The value of the element of bits `b`.
+    fn value(&self, b: S) -> f32;
+}
+
 macro_rules! narrowed {
     ($($s:ty, $bits:expr);*) => {$(
+        impl Decode<$s> for Narrowed<$s> {
+            #[inline]
+            fn value(&self, b: $s) -> f32 {
+                self.0.decode($bits(b) as u16)
+            }
+        }
+
         impl Num for Narrowed<$s> {
             type R = f32;
             #[inline]
             unsafe fn get(&self, base: *const u8, i: isize) -> f32 {
                 // SAFETY: as the caller's contract.
-                let b: $s = Slot::get(base, i);
-                self.0.decode($bits(b) as u16)
+                self.value(Slot::get(base, i))
             }
             #[inline]
             unsafe fn put(&self, base: *mut u8, i: isize, v: f32) {

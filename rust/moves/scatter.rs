@@ -11,27 +11,31 @@
 //!
 //! - [`Strategy::PerSlice`]: slices split among threads, each slice walked
 //!   whole by one thread;
-//! - [`Strategy::ByTarget`]: each slice's targets split into one range per
-//!   thread, and every thread walks the whole slice, combining the updates
-//!   that land in its range. The contract's strategy sorts each thread's
-//!   updates by target; this one filters them, reading the positions once
-//!   on each thread, which gives the same bits.
+//! - [`Strategy::ByTarget`]: each slice's targets split among the threads.
+//!   A narrow float's Add (not `unique`) sorts the slice's updates by
+//!   blocks of targets on every thread, each block then summed by one
+//!   thread (`narrow_add_by_blocks`, which states the memory it holds, the
+//!   contract's figures); the others give each thread a range of targets
+//!   and have every thread walk the whole slice, combining the updates
+//!   that land in its range: reading the positions once on each thread
+//!   gives the bits a sort would.
 //!
 //! [`Strategy::ByTarget`] is taken where the slices are fewer than the
-//! threads, there are at least 2^16 updates (any number for a narrow float)
-//! and the slices' targets, in their dtype (float32 for a narrow float),
-//! exceed the host's largest cache ([`largest_cache`]).
+//! threads and, for Set, there are at least 2^16 updates; for the other
+//! combines, where there are at least 2^16 updates (any number for a
+//! narrow float) and the slices' targets, in their dtype (float32 for a
+//! narrow float), exceed the host's largest cache ([`largest_cache`]).
 //!
-//! A narrow float's Add keeps a float32 sum for each target of the range a
-//! thread combines, and a byte that says whether the target has one yet
-//! (5 bytes a target), and rounds each sum once into the dtype at the end
-//! of the slice. Under `unique`, the promise of at most one update a target
-//! that the call relies on, the sum of a target and its update rounds at
-//! once, without the float32 sums.
+//! A narrow float's Add summing each slice on one thread keeps a float32
+//! sum for each target, and a byte that says whether the target has one
+//! yet (5 bytes a target), and rounds each sum once into the dtype at the
+//! end of the slice. Under `unique`, the promise of at most one update a
+//! target that the call relies on, the sum of a target and its update
+//! rounds at once, without the float32 sums.
 
-use super::slot::Slot;
-use super::walk::{at, bounds, last_stride, parts, runs};
-use super::num::{Narrowed, Num};
+use super::slot::{copy_run, fence, prefetch, streams, Slot};
+use super::walk::{at, bounds, last_stride, map_parts, parts, runs};
+use super::num::{Decode, Narrowed, Num};
 use super::slot::Packed;
 use crate::core::narrow::Narrow;
 use super::{check_dst, check_index, claims};
@@ -131,28 +135,13 @@ fn same_elements(a: &View, b: &View) -> bool {
         && same_dims(&la.strides, &lb.strides)
 }
 
-/// Checks `scatter c ~unique ~axis ~dst ~into idx updates` on the current
-/// host.
+/// Checks `scatter c ~unique ~axis ~dst ~into idx updates`, choosing its
+/// strategy for the current host ([`Scatter::on`] chooses it for another):
+/// `dst` and `into` of one dtype and shape, `updates` of their dtype and
+/// of their extents off `axis`, `idx` int64 of the updates' shape; `dst`
+/// not mapping two indices to one element, apart from `idx` and
+/// `updates`, and either apart from `into` or `into` itself.
 pub fn plan(c: Combine, unique: bool, axis: usize, dst: View, into: View, idx: View, upd: View) -> Result<Scatter, String> {
-    plan_on(Host::current(), c, unique, axis, dst, into, idx, upd)
-}
-
-/// Checks a scatter as [`plan`], choosing its strategy for `host`: `dst`
-/// and `into` of one dtype and shape, `updates` of their dtype and of
-/// their extents off `axis`, `idx` int64 of the updates' shape; `dst` not
-/// mapping two indices to one element, apart from `idx` and `updates`, and
-/// either apart from `into` or `into` itself.
-#[allow(clippy::too_many_arguments)]
-pub fn plan_on(
-    host: Host,
-    c: Combine,
-    unique: bool,
-    axis: usize,
-    dst: View,
-    into: View,
-    idx: View,
-    upd: View,
-) -> Result<Scatter, String> {
     let d = dst.layout.dtype;
     let r = dst.layout.shape.len();
     if axis >= r {
@@ -179,19 +168,13 @@ pub fn plan_on(
     if !in_place && dst.overlaps(&into) {
         return Err("the destination overlaps into without being it".into());
     }
-    let m = upd.layout.size();
-    let t = ds[axis];
-    let slices: usize = (0..r).filter(|&a| a != axis).map(|a| us[a]).product();
-    let narrow = d.is_narrow_float();
-    let width = if narrow { 4 } else { d.bits().div_ceil(8) };
-    let big = slices.saturating_mul(t).saturating_mul(width) > host.cache;
-    let strategy = if slices < host.threads && (narrow || m >= 1 << 16) && big {
-        Strategy::ByTarget
-    } else {
-        Strategy::PerSlice
-    };
-    Ok(Scatter { combine: c, unique, axis, dst, into, idx, upd, in_place, strategy, threads: host.threads })
+    let call = Scatter { combine: c, unique, axis, dst, into, idx, upd, in_place, strategy: Strategy::PerSlice, threads: 1 };
+    Ok(call.on(Host::current()))
 }
+
+/// Updates a scatter reads ahead of the one it combines, to prefetch their
+/// targets.
+const AHEAD: isize = 16;
 
 /// Where a slice's elements start in the destination, the positions and
 /// the updates.
@@ -203,6 +186,27 @@ struct Slice {
 }
 
 impl Scatter {
+    /// The call with its strategy chosen for `host`: each slice's targets
+    /// split among the threads where the slices are fewer than them, for
+    /// Set from 2^16 updates on, for the others where the slices' targets
+    /// exceed the host's largest cache, from 2^16 updates on or for a
+    /// narrow float any number of them.
+    pub fn on(self, host: Host) -> Scatter {
+        let ds = &self.dst.layout.shape;
+        let d = self.dst.layout.dtype;
+        let m = self.upd.layout.size();
+        let slices: usize = self.slice_shape().iter().product();
+        let narrow = d.is_narrow_float();
+        let width = if narrow { 4 } else { d.bits().div_ceil(8) };
+        let big = slices.saturating_mul(ds[self.axis]).saturating_mul(width) > host.cache;
+        let split = match self.combine {
+            Combine::Set => m >= 1 << 16,
+            _ => (narrow || m >= 1 << 16) && big,
+        };
+        let strategy = if slices < host.threads && split { Strategy::ByTarget } else { Strategy::PerSlice };
+        Scatter { strategy, threads: host.threads, ..self }
+    }
+
     /// The strategy the call takes.
     pub fn strategy(&self) -> Strategy {
         self.strategy
@@ -237,13 +241,23 @@ impl Scatter {
     /// Calls `f(p, target, update)` for each update of slice `s` whose
     /// position `p` lies in `lo..hi`, with the element indices of its
     /// target and of itself, in order along the axis.
+    /// The target of each update [`AHEAD`] on is prefetched.
     #[inline]
     fn each(&self, s: Slice, lo: usize, hi: usize, mut f: impl FnMut(usize, isize, isize)) {
         let a = self.axis;
         let (si, su, sd) = (self.idx.layout.strides[a], self.upd.layout.strides[a], self.dst.layout.strides[a]);
-        let ib = self.idx.memory.base;
+        let (ib, db) = (self.idx.memory.base, self.dst.memory.base as *const u8);
+        let bits = self.dst.layout.dtype.bits() as isize;
         let (lo, hi) = (lo as u64, hi as u64);
-        for k in 0..self.upd.layout.shape[a] as isize {
+        let m = self.upd.layout.shape[a] as isize;
+        for k in 0..m {
+            if k + AHEAD < m {
+                // SAFETY: the position lies in the positions' checked layout.
+                let q = unsafe { <u64 as Slot>::get(ib, s.i + (k + AHEAD) * si) };
+                if q >= lo && q < hi {
+                    prefetch(db.wrapping_offset((s.d + q as isize * sd).wrapping_mul(bits).div_euclid(8)));
+                }
+            }
             // SAFETY: the position lies in the positions' checked layout.
             let p = unsafe { <u64 as Slot>::get(ib, s.i + k * si) };
             if p >= lo && p < hi {
@@ -319,6 +333,143 @@ fn narrow_add<N: Num<R = f32>>(n: &N, sc: &Scatter, s0: usize, s1: usize, lo: us
     });
 }
 
+/// A pointer that threads share, each writing its own elements alone.
+#[derive(Clone, Copy)]
+struct Shared<T>(*mut T);
+// SAFETY: the users below give each thread disjoint elements.
+unsafe impl<T: Send> Send for Shared<T> {}
+// SAFETY: as for Send.
+unsafe impl<T: Send> Sync for Shared<T> {}
+
+/// A narrow float's Add of slice `s` on every thread, its updates sorted
+/// by blocks of targets. The updates are taken in chunks, all of them
+/// where the targets are as many, else at most 2^22 at a time; each thread
+/// counts a run of a chunk's updates by the block of their target, then
+/// copies their positions and bits into the block's range, after the
+/// earlier runs' (8 + w bytes an update, in order along the axis within
+/// each block); then each thread sums whole blocks, each update into its
+/// target's float32 sum, started from the target. A block holds the
+/// greater of an eighth of a core's L2 cache `l2` and a 512th of the
+/// targets: its sums and flags (5 bytes a target) are rounded into the
+/// destination at its end, and are those of one thread; where the updates
+/// exceed the targets and 2^19, every target's sum is kept instead (5 t
+/// bytes in all) and rounded once after the last chunk.
+fn narrow_add_by_blocks<S: Slot, N: Num<R = f32> + Decode<S>>(n: &N, sc: &Scatter, s: Slice, l2: usize) {
+    let a = sc.axis;
+    let (m, t) = (sc.upd.layout.shape[a], sc.dst.layout.shape[a]);
+    let (si, su, sd) = (sc.idx.layout.strides[a], sc.upd.layout.strides[a], sc.dst.layout.strides[a]);
+    let k = sc.threads;
+    let blk = (l2 / 8).max(t.div_ceil(512)).max(1);
+    let nb = t.div_ceil(blk);
+    let whole = m > t && m > 1 << 19;
+    let chunk = if t >= m { m } else { m.min(1 << 22) };
+    let (mut pos, mut val) = (vec![0u64; chunk], vec![S::ZERO; chunk]);
+    let (mut sums, mut has) = (vec![0f32; if whole { t } else { 0 }], vec![false; if whole { t } else { 0 }]);
+    let (sums_at, has_at) = (Shared(sums.as_mut_ptr()), Shared(has.as_mut_ptr()));
+    // SAFETY: j < m, so the position lies in the positions' checked layout.
+    let position = |j: usize| unsafe { <u64 as Slot>::get(sc.idx.memory.base, s.i + j as isize * si) };
+    // Rounds the sums of targets from `base` with flags set into the
+    // destination, clearing the flags.
+    let flush = |base: usize, sums: &[f32], has: &mut [bool]| {
+        for (r, h) in has.iter_mut().enumerate().filter(|(_, h)| **h) {
+            // SAFETY: as in `Scatter::part`: the target of position
+            // base + r < t, which this thread alone writes.
+            unsafe { n.put(sc.dst.memory.base, s.d + (base + r) as isize * sd, sums[r]) };
+            *h = false;
+        }
+    };
+    for c0 in (0..m).step_by(chunk) {
+        let len = chunk.min(m - c0);
+        let run = |p: usize| {
+            let (lo, hi) = bounds(len, k, p);
+            c0 + lo..c0 + hi
+        };
+        let counts = map_parts(k, |p| {
+            let mut c = vec![0usize; nb];
+            for j in run(p) {
+                let q = position(j);
+                if q < t as u64 {
+                    c[q as usize / blk] += 1;
+                }
+            }
+            c
+        });
+        // Block b's range: each run's entries after the earlier runs'.
+        let mut starts = vec![0usize; nb + 1];
+        let mut offsets = vec![vec![0usize; nb]; k];
+        let mut at = 0;
+        for b in 0..nb {
+            for p in 0..k {
+                offsets[p][b] = at;
+                at += counts[p][b];
+            }
+            starts[b + 1] = at;
+        }
+        let (pos_at, val_at) = (Shared(pos.as_mut_ptr()), Shared(val.as_mut_ptr()));
+        pool::run_parts(k, |p| {
+            let (pos_at, val_at) = (pos_at, val_at);
+            let mut o = offsets[p].clone();
+            for j in run(p) {
+                let q = position(j);
+                if q < t as u64 {
+                    let b = q as usize / blk;
+                    // SAFETY: o[b] lies in block b's range of this run,
+                    // below the chunk's length: each thread writes its own
+                    // entries; the update lies in its checked layout.
+                    unsafe {
+                        pos_at.0.add(o[b]).write(q);
+                        val_at.0.add(o[b]).write(S::get(sc.upd.memory.base, s.u + j as isize * su));
+                    }
+                    o[b] += 1;
+                }
+            }
+        });
+        let (pos, val) = (&pos, &val);
+        pool::run_parts(k, |p| {
+            let (sums_at, has_at) = (sums_at, has_at);
+            let (b0, b1) = bounds(nb, k, p);
+            let (mut own_sums, mut own_has) = if whole { (vec![], vec![]) } else { (vec![0f32; blk], vec![false; blk]) };
+            for b in b0..b1 {
+                let base = b * blk;
+                let (sums, has): (&mut [f32], &mut [bool]) = if whole {
+                    let n = blk.min(t - base);
+                    // SAFETY: block b's targets, base..base + n within t,
+                    // which this thread alone sums.
+                    unsafe { (std::slice::from_raw_parts_mut(sums_at.0.add(base), n), std::slice::from_raw_parts_mut(has_at.0.add(base), n)) }
+                } else {
+                    (&mut own_sums, &mut own_has)
+                };
+                for e in starts[b]..starts[b + 1] {
+                    let q = pos[e] as usize;
+                    let r = q - base;
+                    if !has[r] {
+                        has[r] = true;
+                        // SAFETY: as in `Scatter::part`: the target of
+                        // position q < t, which this thread alone writes.
+                        sums[r] = unsafe { n.get(sc.dst.memory.base, s.d + q as isize * sd) };
+                    }
+                    sums[r] += n.value(val[e]);
+                }
+                if !whole {
+                    flush(base, sums, has);
+                }
+            }
+        });
+    }
+    if whole {
+        let has_at = Shared(has.as_mut_ptr());
+        let sums = &sums;
+        pool::run_parts(k, |p| {
+            let has_at = has_at;
+            let (lo, hi) = bounds(t, k, p);
+            // SAFETY: the flags of targets lo..hi, which this thread alone
+            // reads and writes.
+            let has = unsafe { std::slice::from_raw_parts_mut(has_at.0.add(lo), hi - lo) };
+            flush(lo, &sums[lo..hi], has);
+        });
+    }
+}
+
 impl Call for Scatter {
     fn claims(&self) -> Vec<Claim> {
         claims(&self.dst, &[&self.into, &self.idx, &self.upd])
@@ -350,6 +501,15 @@ impl Call for Scatter {
                     self.part(s0, s1, 0, t)
                 });
             }
+            Strategy::ByTarget if self.combine == Combine::Add && !self.unique && self.dst.layout.dtype.is_narrow_float() => {
+                let f = Narrow::of(self.dst.layout.dtype).expect("a narrow float");
+                let l2 = crate::contract::chain::caches().l2;
+                self.slices(0, slices, |s| match f.bits() {
+                    4 => narrow_add_by_blocks(&Narrowed::<Packed<4>>::new(f), &self, s, l2),
+                    8 => narrow_add_by_blocks(&Narrowed::<u8>::new(f), &self, s, l2),
+                    _ => narrow_add_by_blocks(&Narrowed::<u16>::new(f), &self, s, l2),
+                });
+            }
             Strategy::ByTarget => {
                 let k = self.threads;
                 pool::run_parts(slices * k, |p| {
@@ -369,12 +529,14 @@ fn copy(dst: &View, src: &View) {
     let k = parts(size, 1 << 16);
     let (d, s) = (&dst.layout, &src.layout);
     let (sd, ss) = (last_stride(d), last_stride(s));
+    let streaming = streams(size.saturating_mul(d.dtype.bits()) / 8);
     crate::with_slot!(d.dtype.bits(), S => pool::run_parts(k, |p| {
         let (lo, hi) = bounds(size, k, p);
         runs(&d.shape, lo, hi, |idx, k0, k1| {
             // SAFETY: the runs lie in the views' checked layouts, which do
             // not overlap (plan); each part writes its own positions.
-            unsafe { S::copy(src.memory.base, at(s, idx), ss, dst.memory.base, at(d, idx), sd, k1 - k0) }
-        })
+            unsafe { copy_run::<S>(streaming, src.memory.base, at(s, idx), ss, dst.memory.base, at(d, idx), sd, k1 - k0) }
+        });
+        fence();
     }));
 }

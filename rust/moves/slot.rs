@@ -14,6 +14,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 pub trait Slot: Copy + Send + Sync + 'static {
     /// The element of zero bits.
     const ZERO: Self;
+    /// Bits an element takes.
+    const BITS: usize;
     /// The element whose bits are the low bits of `bits`.
     fn of_bits(bits: u128) -> Self;
     /// Reads element `i` of the buffer at `base`.
@@ -30,6 +32,10 @@ pub trait Slot: Copy + Send + Sync + 'static {
     /// it meanwhile, and other threads write other elements of its byte
     /// only through [`Slot::put`].
     unsafe fn put(base: *mut u8, i: isize, v: Self);
+    /// The address of the byte where element `i` of the buffer at `base`
+    /// starts, computed without a claim that it lies in the buffer (for
+    /// prefetches, which never fault).
+    fn addr(base: *const u8, i: isize) -> *const u8;
     /// Copies `n` elements from `src` at element index `s`, step `ss`, to
     /// `dst` at `d`, step `ds`.
     ///
@@ -62,6 +68,7 @@ macro_rules! whole {
     ($($t:ty),*) => {$(
         impl Slot for $t {
             const ZERO: Self = 0;
+            const BITS: usize = 8 * size_of::<$t>();
             #[inline]
             fn of_bits(bits: u128) -> Self {
                 bits as $t
@@ -75,6 +82,10 @@ macro_rules! whole {
             unsafe fn put(base: *mut u8, i: isize, v: Self) {
                 // SAFETY: the element lies in valid memory (caller).
                 (base.offset(i * size_of::<$t>() as isize) as *mut $t).write_unaligned(v)
+            }
+            #[inline(always)]
+            fn addr(base: *const u8, i: isize) -> *const u8 {
+                base.wrapping_offset(i.wrapping_mul(size_of::<$t>() as isize))
             }
             #[inline]
             unsafe fn copy(src: *const u8, s: isize, ss: isize, dst: *mut u8, d: isize, ds: isize, n: usize) {
@@ -133,6 +144,7 @@ impl<const W: u32> Packed<W> {
 
 impl<const W: u32> Slot for Packed<W> {
     const ZERO: Self = Packed(0);
+    const BITS: usize = W as usize;
     #[inline]
     fn of_bits(bits: u128) -> Self {
         Packed(bits as u8 & Self::MASK)
@@ -149,6 +161,10 @@ impl<const W: u32> Slot for Packed<W> {
         let s = Self::shift(i);
         a.fetch_and(!(Self::MASK << s), Ordering::Relaxed);
         a.fetch_or((v.0 & Self::MASK) << s, Ordering::Relaxed);
+    }
+    #[inline(always)]
+    fn addr(base: *const u8, i: isize) -> *const u8 {
+        base.wrapping_offset(i.div_euclid(Self::PER))
     }
     /// Where both runs step 1 and start at one place in their bytes, the
     /// bytes whose elements all lie in the run copied by one memcpy, the
@@ -200,6 +216,94 @@ impl<const W: u32> Packed<W> {
     }
 }
 
+/// Asks the processor to bring the cache line at `p` near, ahead of a read
+/// whose address is known early (a gather's source, a scatter's target).
+#[inline(always)]
+pub fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults nor changes memory, whatever its
+    // address; SSE is part of x86-64's baseline.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Copies `bytes` bytes from `src` to `dst`, the whole cache lines of
+/// `dst` by non-temporal stores, which write memory without first reading
+/// the lines into the cache: for copies into a destination larger than
+/// the caches, whose lines would only push others out. The stores reach
+/// memory in no set order with other stores: a thread that streams calls
+/// [`fence`] before its part ends.
+///
+/// # Safety
+/// Both ranges lie in valid memory and do not overlap, and no other
+/// thread accesses them meanwhile.
+#[inline]
+pub unsafe fn stream(src: *const u8, dst: *mut u8, bytes: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        let head = (dst.align_offset(64)).min(bytes);
+        let lines = (bytes - head) / 64;
+        // SAFETY: the head, the lines and the tail partition the two
+        // ranges (caller); each line of dst is 64-byte aligned, so both of
+        // its halves are 32-byte aligned as the stores need; AVX2 is part
+        // of the crate's baseline.
+        unsafe {
+            std::ptr::copy_nonoverlapping(src, dst, head);
+            for l in 0..lines {
+                let (s, d) = (src.add(head + 64 * l), dst.add(head + 64 * l));
+                _mm256_stream_si256(d as *mut __m256i, _mm256_loadu_si256(s as *const __m256i));
+                _mm256_stream_si256(d.add(32) as *mut __m256i, _mm256_loadu_si256(s.add(32) as *const __m256i));
+            }
+            let done = head + 64 * lines;
+            std::ptr::copy_nonoverlapping(src.add(done), dst.add(done), bytes - done);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: as this function's contract.
+    unsafe {
+        std::ptr::copy_nonoverlapping(src, dst, bytes)
+    };
+}
+
+/// As [`Slot::copy`], by [`stream`] where `streaming` is set, both runs
+/// step 1 and the elements are of whole bytes.
+///
+/// # Safety
+/// As [`Slot::copy`].
+#[inline]
+pub unsafe fn copy_run<S: Slot>(streaming: bool, src: *const u8, s: isize, ss: isize, dst: *mut u8, d: isize, ds: isize, n: usize) {
+    if streaming && ss == 1 && ds == 1 && S::BITS >= 8 {
+        // SAFETY: the runs of n whole elements lie in valid memory from
+        // their first elements' bytes and do not overlap (caller).
+        return unsafe { stream(S::addr(src, s), S::addr(dst, d) as *mut u8, n * S::BITS / 8) };
+    }
+    // SAFETY: as this function's contract.
+    unsafe { S::copy(src, s, ss, dst, d, ds, n) }
+}
+
+/// Orders the thread's earlier non-temporal stores ([`stream`]) before its
+/// later stores, so that a part that streamed has written memory when the
+/// pool sees it end.
+#[inline]
+pub fn fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a store fence has no operands; SSE is part of x86-64.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
+}
+
+/// Whether a call writing `bytes` bytes streams its long copies: its
+/// destination is larger than the host's largest cache (as the contract's
+/// scatter reads it), so that what it writes would not stay there.
+pub fn streams(bytes: usize) -> bool {
+    bytes > super::scatter::largest_cache()
+}
+
 /// Runs `$body` with `$s` the [`Slot`] type of elements of `$bits` bits.
 #[macro_export]
 macro_rules! with_slot {
@@ -215,4 +319,25 @@ macro_rules! with_slot {
             _ => { type $s = u128; $body }
         }
     }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streaming_copies_every_byte_at_every_alignment() {
+        let src: Vec<u8> = (0..4096u32).map(|i| (i * 7 + 3) as u8).collect();
+        for off in [0, 1, 31, 32, 63] {
+            for len in [0, 1, 63, 64, 65, 200, 1000, 3000] {
+                let mut dst = vec![0u8; 4200];
+                let at = dst.as_ptr().align_offset(64) + off;
+                // SAFETY: both ranges lie in their vectors, apart.
+                unsafe { stream(src.as_ptr().add(5), dst.as_mut_ptr().add(at), len) };
+                fence();
+                assert_eq!(&dst[at..at + len], &src[5..5 + len], "offset {off} length {len}");
+                assert!(dst[..at].iter().chain(&dst[at + len..]).all(|&b| b == 0), "offset {off} length {len}");
+            }
+        }
+    }
 }

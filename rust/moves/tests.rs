@@ -299,6 +299,49 @@ fn gather_copies_whole_rows_where_one_position_serves_a_run() {
     }
 }
 
+#[test]
+fn long_copies_stream_into_a_destination_past_the_cache() {
+    // Destinations larger than the host's largest cache: whole rows of a
+    // gather, the runs of gather_ranges and the pieces of an assembly
+    // copied by streaming stores, on 1 and 3 threads, at an odd offset.
+    let mut rng = Rng(14);
+    let d = Dtype::Float32;
+    let n = scatter::largest_cache() / 4 + 1000;
+    let rows = n / 16 + 1;
+    for threads in [1, 3] {
+        pool::set_threads(threads).unwrap();
+        let mut x = Arr { buf: (0..500 * 32).map(|_| rng.next()).collect(), layout: Layout::contiguous(d, &[1000, 16]) };
+        let pos: Vec<i64> = (0..rows).map(|_| rng.below(1001) as i64).collect();
+        let mut idx = Arr::positions(&[rows], &pos, &mut rng);
+        idx.layout.shape.push(16);
+        idx.layout.strides.push(0);
+        let mut dst = Arr { buf: vec![0; rows * 8 + 1], layout: Layout { offset: 1, ..Layout::contiguous(d, &[rows, 16]) } };
+        gather::plan(0, dst.view(), idx.view(), x.view()).unwrap().run().unwrap();
+        let xv = x.values();
+        let want: Vec<u128> = (0..rows * 16).map(|p| if pos[p / 16] < 1000 { xv[pos[p / 16] as usize * 16 + p % 16] } else { 0 }).collect();
+        assert!(dst.values() == want, "gather of rows on {threads} threads");
+        // gather_ranges: two runs of x as a vector, the whole destination.
+        let mut xs = Arr { buf: (0..n / 2 + 1).map(|_| rng.next()).collect(), layout: Layout::contiguous(d, &[n]) };
+        let (mut st, mut en) = (Arr::positions(&[2], &[3, 0], &mut rng), Arr::positions(&[2], &[(n - 10) as i64, n as i64], &mut rng));
+        let mut out = Arr { buf: vec![0; n / 2 + 2], layout: Layout { offset: 3, ..Layout::contiguous(d, &[n]) } };
+        gather_ranges::plan(out.view(), st.view(), en.view(), xs.view()).unwrap().run().unwrap();
+        let v = xs.values();
+        let want: Vec<u128> = (0..n).map(|p| if p < n - 10 { v[p + 3] } else { v[p - (n - 10)] }).collect();
+        assert!(out.values() == want, "gather_ranges on {threads} threads");
+        // assemble: two pieces, the second over part of the first.
+        let mut out = Arr { buf: vec![0; n / 2 + 2], layout: Layout { offset: 1, ..Layout::contiguous(d, &[n]) } };
+        let mut b = Arr { buf: (0..n / 4 + 1).map(|_| rng.next()).collect(), layout: Layout::contiguous(d, &[n / 2]) };
+        let pieces = vec![
+            assemble::Piece { region: vec![(0, n)], view: xs.view() },
+            assemble::Piece { region: vec![(n / 4, n / 4 + n / 2)], view: b.view() },
+        ];
+        assemble::plan(0, out.view(), pieces).unwrap().run().unwrap();
+        let bv = b.values();
+        let want: Vec<u128> = (0..n).map(|p| if (n / 4..n / 4 + n / 2).contains(&p) { bv[p - n / 4] } else { v[p] }).collect();
+        assert!(out.values() == want, "assemble on {threads} threads");
+    }
+}
+
 /// The reference's combination of a target `x` with its updates `us`, in
 /// order: Set the last; Add, Max and Min by the loops' kinds one element
 /// at a time (`ops::binary`), a narrow float's Add in float32 rounded once.
@@ -483,7 +526,7 @@ fn run_scatter(host: Host, c: Combine, unique: bool, k: &mut Case) -> Strategy {
         Some(a) => a.view(),
         None => k.dst.view(),
     };
-    let plan = scatter::plan_on(host, c, unique, k.axis, k.dst.view(), into, k.idx.view(), k.upd.view()).unwrap();
+    let plan = scatter::plan(c, unique, k.axis, k.dst.view(), into, k.idx.view(), k.upd.view()).unwrap().on(host);
     let s = plan.strategy();
     plan.run().unwrap();
     s
@@ -576,12 +619,42 @@ fn scatter_add_has_the_same_bits_on_1_and_3_threads_by_sizes() {
 }
 
 #[test]
+fn scatter_narrow_add_keeps_every_sum_over_chunks_of_updates() {
+    // More updates than targets and 2^19: sorted by blocks of targets in
+    // chunks of 2^22 updates, every target's float32 sum kept from chunk
+    // to chunk and rounded once, left to right as the reference.
+    let mut rng = Rng(12);
+    let (t, m) = (3000, (1 << 22) + 5000);
+    let mut k = scatter_case_of(Combine::Add, false, Dtype::Bfloat16, &[t], 0, m, false, true, &mut rng);
+    pool::set_threads(3).unwrap();
+    let s = run_scatter(Host { threads: 3, cache: 0 }, Combine::Add, false, &mut k);
+    assert_eq!(s, Strategy::ByTarget);
+    check_scatter(Combine::Add, &mut k, "bfloat16 Add over chunks");
+}
+
+#[test]
+fn scatter_set_splits_targets_among_threads_from_2_16_updates() {
+    // Set takes the last update in C order whatever the cache, each
+    // thread storing those of its range of targets.
+    let mut rng = Rng(13);
+    for d in [Dtype::Float32, Dtype::Int4, Dtype::Complex128] {
+        for (m, want) in [(1 << 16, Strategy::ByTarget), ((1 << 16) - 1, Strategy::PerSlice)] {
+            let mut k = scatter_case_of(Combine::Set, false, d, &[1000], 0, m, rng.coin(), false, &mut rng);
+            pool::set_threads(3).unwrap();
+            let s = run_scatter(Host { threads: 3, cache: usize::MAX }, Combine::Set, false, &mut k);
+            assert_eq!(s, want);
+            check_scatter(Combine::Set, &mut k, &format!("{} Set of {m}", d.name()));
+        }
+    }
+}
+
+#[test]
 fn scatter_strategy_rule() {
     let mut rng = Rng(5);
     let plan = |host: Host, d: Dtype, shape: &[usize], m: usize, rng: &mut Rng| {
         let mut k = scatter_case(Combine::Add, false, d, shape, 0, m, false, rng);
         let into = k.into.as_mut().unwrap().view();
-        scatter::plan_on(host, Combine::Add, false, 0, k.dst.view(), into, k.idx.view(), k.upd.view()).unwrap().strategy()
+        scatter::plan(Combine::Add, false, 0, k.dst.view(), into, k.idx.view(), k.upd.view()).unwrap().on(host).strategy()
     };
     let h = |threads, cache| Host { threads, cache };
     // Fewer than 2^16 updates of float32: each slice on one thread.

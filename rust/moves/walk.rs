@@ -58,6 +58,20 @@ pub fn runs(shape: &[usize], lo: usize, hi: usize, mut f: impl FnMut(&[usize], u
     }
 }
 
+/// Whether a layout's elements at C-order positions lie one after the
+/// other: each axis of more than one element steps the product of the
+/// extents after it.
+pub fn dense(shape: &[usize], strides: &[isize]) -> bool {
+    let mut step = 1isize;
+    for (&n, &s) in shape.iter().zip(strides).rev() {
+        if n > 1 && s != step {
+            return false;
+        }
+        step = step.saturating_mul(n as isize);
+    }
+    true
+}
+
 /// How many parts to split `n` items into, each of at least about `grain`
 /// items: a few per thread, so that uneven parts even out, or one.
 pub fn parts(n: usize, grain: usize) -> usize {
@@ -66,6 +80,13 @@ pub fn parts(n: usize, grain: usize) -> usize {
         return 1;
     }
     (n / grain.max(1)).clamp(1, 4 * t)
+}
+
+/// What `f(p)` gives for each part `p` of `k`, run over the pool's threads.
+pub fn map_parts<T: Send>(k: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let slots: Vec<std::sync::Mutex<Option<T>>> = (0..k).map(|_| std::sync::Mutex::new(None)).collect();
+    pool::run_parts(k, |p| *slots[p].lock().unwrap_or_else(|e| e.into_inner()) = Some(f(p)));
+    (slots.into_iter()).map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every part ran")).collect()
 }
 
 /// The items `lo..hi` of part `p` of `k` over `n` items.

@@ -12,6 +12,7 @@
 //! each long slice.
 
 pub mod access;
+pub mod network;
 pub mod order;
 pub mod radix;
 pub mod scratch;
@@ -141,6 +142,55 @@ fn in_parts(n: usize, threads: usize, f: impl Fn(std::ops::Range<usize>) + Sync)
     pool::run_parts(parts, |p| f(p * per..((p + 1) * per).min(n)));
 }
 
+/// Where a plan's values and positions are written.
+struct Out {
+    values: Bits,
+    positions: Bits,
+    /// The values' and positions' memory, and whether the values are of
+    /// whole bytes (written directly, the width known to the loop).
+    at: (usize, usize),
+    whole: bool,
+    steps: [isize; 3],
+}
+
+impl Out {
+    fn of(p: &Plan) -> Out {
+        Out {
+            values: Bits::new(p.values.memory, p.values.layout.dtype),
+            positions: Bits::new(p.positions.memory, Dtype::Int64),
+            at: (p.values.memory.base as usize, p.positions.memory.base as usize),
+            whole: !p.values.layout.dtype.is_sub_byte(),
+            steps: p.steps,
+        }
+    }
+
+    /// Writes `bits` and `pos` as entry `j` of the values and positions of
+    /// the slice at `bases`.
+    ///
+    /// # Safety
+    /// `j` < k, and no other thread writes entry `j` of the slice meanwhile.
+    #[inline(always)]
+    unsafe fn put<T: Word>(&self, bases: [isize; 3], j: usize, bits: T, pos: u64) {
+        let (v, q) = (bases[1] + j as isize * self.steps[1], bases[2] + j as isize * self.steps[2]);
+        if self.whole {
+            // SAFETY: j < k, so both elements lie in the destinations
+            // (checked views), a value of whole bytes at its element's
+            // index times T, the dtype's width; no other thread writes them
+            // (caller; no destination maps two indices to one).
+            unsafe {
+                (self.at.0 as *mut T).offset(v).write_unaligned(bits);
+                (self.at.1 as *mut i64).offset(q).write_unaligned(pos as i64);
+            }
+        } else {
+            // SAFETY: as above, a sub-byte value written by Bits.
+            unsafe {
+                self.values.write(v, bits);
+                self.positions.write(q, pos);
+            }
+        }
+    }
+}
+
 /// The sort of a plan, generic over the dtype's bits and key.
 struct Run<'a>(&'a Plan);
 
@@ -148,40 +198,41 @@ impl Run<'_> {
     /// Writes the first `k` items of the sorted order, which lies in `a` and
     /// `b` as `runs` say, as the values and positions of the slice at `bases`.
     fn write<T: Word, P: Pos>(&self, bases: [isize; 3], a: &[Item<T, P>], b: &[Item<T, P>], runs: &radix::Runs, threads: usize) {
-        let p = self.0;
-        let (vb, pb) = (Bits::new(p.values.memory, p.values.layout.dtype), Bits::new(p.positions.memory, Dtype::Int64));
-        // Values of whole bytes are stored directly, the dtype's width
-        // known to the loop.
-        let whole = !p.values.layout.dtype.is_sub_byte();
-        let (vp, pp) = (p.values.memory.base as usize, p.positions.memory.base as usize);
-        in_parts(p.k, threads, |r| {
+        let out = Out::of(self.0);
+        in_parts(self.0.k, threads, |r| {
             for (run, in_b) in runs {
                 let items = if *in_b { b } else { a };
                 let start = run.start.max(r.start);
                 let js = start..run.end.min(r.end).max(start);
-                if whole {
-                    for (j, it) in js.clone().zip(&items[js]) {
-                        // SAFETY: j < k, so both elements lie in the
-                        // destinations (checked views), a value of whole
-                        // bytes at its element's index times T, the dtype's
-                        // width; slices and parts write disjoint elements
-                        // (no destination maps two indices to one).
-                        unsafe {
-                            (vp as *mut T).offset(bases[1] + j as isize * p.steps[1]).write_unaligned(it.bits);
-                            (pp as *mut i64).offset(bases[2] + j as isize * p.steps[2]).write_unaligned(it.pos.get() as i64);
-                        }
-                    }
-                } else {
-                    for (j, it) in js.clone().zip(&items[js]) {
-                        // SAFETY: as above, a sub-byte value written by Bits.
-                        unsafe {
-                            vb.write(bases[1] + j as isize * p.steps[1], it.bits);
-                            pb.write(bases[2] + j as isize * p.steps[2], it.pos.get() as u64);
-                        }
-                    }
+                for (j, it) in js.clone().zip(&items[js]) {
+                    // SAFETY: j < k; slices and parts write disjoint
+                    // elements.
+                    unsafe { out.put(bases, j, it.bits, it.pos.get() as u64) };
                 }
             }
         });
+    }
+
+    /// Sorts the slices `range` by the network, each on one thread.
+    fn network_slices<T: Word, K: Word>(&self, range: std::ops::Range<usize>, key: impl Fn(T) -> K + Copy) {
+        let p = self.0;
+        let (mut x, mut w) = (vec![T::default(); p.n], vec![0u64; network::words(p.n)]);
+        let xb = Bits::new(p.x.memory, p.x.layout.dtype);
+        let out = Out::of(p);
+        for s in range {
+            let bases = p.bases(s);
+            for (i, x) in x.iter_mut().enumerate() {
+                // SAFETY: i < n, so element i of the slice lies in x.
+                *x = unsafe { xb.read::<T>(bases[0] + i as isize * p.steps[0]) };
+            }
+            network::sort(&x, key, &mut w);
+            for (j, &word) in w[..p.k].iter().enumerate() {
+                let i = word as u32 as usize;
+                // SAFETY: j < k; each slice's elements are written by one
+                // thread, after the whole slice was read.
+                unsafe { out.put(bases, j, x[i], i as u64) };
+            }
+        }
     }
 
     /// Sorts the slices `range` in the scratch `a` and `b` (each `n` long),
@@ -244,6 +295,8 @@ impl Visit for Run<'_> {
         let each = |i: usize| {
             if selects(p.k, p.n) {
                 self.select_slices(range(i), inner, key);
+            } else if inner == 1 && network::fits::<K>(p.n) {
+                self.network_slices(range(i), key);
             } else if p.n <= u32::MAX as usize {
                 self.sort_slices::<T, K, u32>(range(i), inner, key);
             } else {

@@ -271,6 +271,25 @@ fn every_dtype_against_the_reference() {
     }
 }
 
+/// Slices of the lengths the AVX-512 network sorts (where the host has
+/// it) and the same on the baseline's radix passes, against the reference:
+/// keys of 1 to 4 bytes, lengths from past insertion's to the network's
+/// most, a power of 2 and not.
+#[test]
+fn short_slices_by_the_network_and_by_radix_passes() {
+    let mut seed = 6;
+    for baseline in [true, false] {
+        crate::core::isa::baseline_here(baseline);
+        for d in [Dtype::Float32, Dtype::Int32, Dtype::Bfloat16, Dtype::Float16, Dtype::Uint8, Dtype::Int4, Dtype::Bool] {
+            for n in [25, 64, 100, 1000, network::MOST] {
+                case(d, &[2, n], 1, n, false, false, false, &mut seed);
+                case(d, &[n, 2], 0, n / 2 + 1, true, true, true, &mut seed);
+            }
+        }
+    }
+    crate::core::isa::baseline_here(false);
+}
+
 #[test]
 fn empty_slices_and_no_slices() {
     let mut seed = 2;

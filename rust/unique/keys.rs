@@ -25,6 +25,15 @@ impl Keys {
         Keys { w, words: Vec::new(), hashes: Vec::new(), first: Vec::new(), counts: Vec::new(), slots }
     }
 
+    /// No keys of `w` words, with room for `keys` of them: a table of
+    /// 1024 slots or 2 to 4 times them, and their words, hashes, first
+    /// rows and counts reserved.
+    pub fn with_room(w: usize, keys: usize) -> Keys {
+        let slots = Scratch::zeroed((2 * keys).next_power_of_two().max(1024));
+        let v = || Vec::with_capacity(keys);
+        Keys { w, words: Vec::with_capacity(w * keys), hashes: v(), first: v(), counts: v(), slots }
+    }
+
     /// The number of keys.
     pub fn len(&self) -> usize {
         self.first.len()

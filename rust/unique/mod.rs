@@ -27,6 +27,7 @@ use crate::core::layout::View;
 use crate::core::pool;
 use hash::Secrets;
 use keys::Keys;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Rows from which `unique` declines: 2^40 - 1.
 pub const MOST_ROWS: usize = (1 << 40) - 1;
@@ -193,8 +194,8 @@ impl Plan {
     }
 
     /// Numbers every row of w words into ids, over `blocks` blocks of `per`
-    /// rows; gives the keys, in order of their first rows.
-    fn number(&self, blocks: usize, per: usize) -> Keys {
+    /// rows; gives each key's first row and count, in order of first rows.
+    fn number(&self, blocks: usize, per: usize) -> (Vec<u64>, Vec<u64>) {
         let (n, w) = (self.rows(), self.width());
         let range = |b: usize| b * per..((b + 1) * per).min(n);
         let direct = self.direct(per, blocks);
@@ -202,34 +203,135 @@ impl Plan {
         pool::run_parts(blocks, |b| {
             *slots[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(self.number_block(range(b), direct.as_ref()))
         });
-        let mut parts = slots.into_iter().map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every block numbered"));
-        if blocks == 1 {
-            return parts.next().expect("one block");
-        }
-        // The blocks' keys in order of the blocks, each block's in order of
-        // its first rows: the order of first rows over all rows.
-        let mut all = Keys::new(w, true);
-        let maps: Vec<Vec<u64>> = parts
-            .map(|k| {
-                (0..k.len())
-                    .map(|id| {
-                        let g = all.find_or_add(k.hashes[id], |j| k.key(id)[j], k.first[id]);
-                        all.counts[g as usize] += k.counts[id];
-                        g
-                    })
-                    .collect()
-            })
+        let parts: Vec<Keys> = (slots.into_iter())
+            .map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every block numbered"))
             .collect();
+        if blocks == 1 {
+            let k = parts.into_iter().next().expect("one block");
+            return (k.first, k.counts);
+        }
+        let numbers = merge(&parts, w);
         let ids = Words::of(&self.ids);
         pool::run_parts(blocks, |b| {
             for i in range(b) {
                 // SAFETY: i < n, the extent of ids, which block b alone
                 // writes; it holds the row's number in block b.
-                unsafe { ids.set(i, maps[b][ids.get(i, 0) as usize]) };
+                unsafe { ids.set(i, numbers.of[b][ids.get(i, 0) as usize].load(Relaxed)) };
             }
         });
-        all
+        (numbers.first, numbers.counts)
     }
+}
+
+/// The blocks' keys merged: each block key's number among all keys, and
+/// each key's first row and count, in order of first rows.
+struct Merged {
+    of: Vec<Vec<AtomicU64>>,
+    first: Vec<u64>,
+    counts: Vec<u64>,
+}
+
+/// A block key's entry in a merge table: set where the key first appears
+/// in its block, among the blocks in order.
+const NEW: u64 = 1 << 63;
+
+/// Merges the blocks' keys of w words, `parts[b]` block b's in order of
+/// their first rows, over as many threads: thread p merges, block after
+/// block, the keys whose hash's high bits fall in its share into a table
+/// of its own, with room from the start for a share of every block's
+/// keys; a key new there is new among all keys, and numbered by its rank
+/// among the new keys (its first row's rank among the first rows): the
+/// new keys of the earlier blocks, then those of its own block before it.
+fn merge(parts: &[Keys], w: usize) -> Merged {
+    let (blocks, shares) = (parts.len(), parts.len());
+    let total: usize = parts.iter().map(|k| k.len()).sum();
+    let share = |h: u64| ((h >> 32) * shares as u64 >> 32) as usize;
+    // Each block key's table (its share) and place in it, NEW where it is
+    // its key's first, then its number.
+    let of: Vec<Vec<AtomicU64>> = parts.iter().map(|k| (0..k.len()).map(|_| AtomicU64::new(0)).collect()).collect();
+    let tables: Vec<std::sync::Mutex<Option<(Keys, Vec<(usize, usize)>)>>> = (0..shares).map(|_| Default::default()).collect();
+    pool::run_parts(shares, |p| {
+        let mut table = Keys::with_room(w, total / shares + total / (4 * shares) + 1024);
+        // Each of the table's keys' block and place in it.
+        let mut origin = Vec::new();
+        for (b, k) in parts.iter().enumerate() {
+            for id in 0..k.len() {
+                if let Some(&ahead) = k.hashes.get(id + AHEAD) {
+                    if share(ahead) == p {
+                        table.prefetch(ahead);
+                    }
+                }
+                let h = k.hashes[id];
+                if share(h) != p {
+                    continue;
+                }
+                let before = table.len();
+                let g = table.find_or_add(h, |j| k.key(id)[j], k.first[id]);
+                table.counts[g as usize] += k.counts[id];
+                let new = if table.len() > before {
+                    origin.push((b, id));
+                    NEW
+                } else {
+                    0
+                };
+                of[b][id].store(new | g, Relaxed);
+            }
+        }
+        *tables[p].lock().unwrap_or_else(|e| e.into_inner()) = Some((table, origin));
+    });
+    let tables: Vec<(Keys, Vec<(usize, usize)>)> = (tables.into_iter())
+        .map(|t| t.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every share merged"))
+        .collect();
+    // The new keys of the blocks before each block.
+    let news: Vec<u64> = {
+        let counts: Vec<AtomicU64> = (0..blocks).map(|_| AtomicU64::new(0)).collect();
+        pool::run_parts(blocks, |b| counts[b].store(of[b].iter().filter(|e| e.load(Relaxed) & NEW != 0).count() as u64, Relaxed));
+        let mut at = 0;
+        (counts.iter())
+            .map(|c| {
+                let before = at;
+                at += c.load(Relaxed);
+                before
+            })
+            .collect()
+    };
+    // The new keys numbered by rank, then each table key's first entry's
+    // number given to every entry of its key; its first row and count set
+    // at its number.
+    pool::run_parts(blocks, |b| {
+        let mut next = news[b];
+        for e in &of[b] {
+            if e.load(Relaxed) & NEW != 0 {
+                e.store(NEW | next, Relaxed);
+                next += 1;
+            }
+        }
+    });
+    let number = |(b, id): (usize, usize)| of[b][id].load(Relaxed) & !NEW;
+    let first: Vec<AtomicU64> = (0..total).map(|_| AtomicU64::new(0)).collect();
+    let counts: Vec<AtomicU64> = (0..total).map(|_| AtomicU64::new(0)).collect();
+    pool::run_parts(shares, |p| {
+        let (table, origin) = &tables[p];
+        for (g, &o) in origin.iter().enumerate() {
+            let k = number(o) as usize;
+            first[k].store(table.first[g], Relaxed);
+            counts[k].store(table.counts[g], Relaxed);
+        }
+    });
+    pool::run_parts(blocks, |b| {
+        let k = &parts[b];
+        for (id, e) in of[b].iter().enumerate() {
+            let v = e.load(Relaxed);
+            if v & NEW == 0 {
+                e.store(number(tables[share(k.hashes[id])].1[v as usize]), Relaxed);
+            }
+        }
+    });
+    // The new entries' flags off: every entry holds its key's number.
+    pool::run_parts(blocks, |b| of[b].iter().for_each(|e| e.store(e.load(Relaxed) & !NEW, Relaxed)));
+    let k: usize = tables.iter().map(|t| t.1.len()).sum();
+    let take = |v: Vec<AtomicU64>| v.into_iter().take(k).map(AtomicU64::into_inner).collect();
+    Merged { of, first: take(first), counts: take(counts) }
 }
 
 /// A direct table's layout: each column's multiplier and least word, and
@@ -313,8 +415,7 @@ impl Call for Plan {
             (0..n).for_each(|i| unsafe { ids.set(i, 0) });
             if n == 0 { (vec![], vec![]) } else { (vec![0], vec![n as u64]) }
         } else {
-            let k = self.number(blocks, per);
-            (k.first, k.counts)
+            self.number(blocks, per)
         };
         let k = first.len();
         let (fw, cw) = (Words::of(&self.first), Words::of(&self.counts));
