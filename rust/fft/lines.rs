@@ -215,26 +215,14 @@ impl<T: Real> Job<'_, T> {
         let wr = |p: isize, v: T| unsafe { dst.ptr.offset(p).write_unaligned(v) };
         let at = |b: usize, j: usize| b + lanes * j;
         match (self.op, self.halves) {
-            (Op::C2c(_), _) => {
-                for j in 0..n {
-                    for (b, &o) in so.iter().enumerate() {
-                        let p = o + j as isize * ss;
-                        (w.ar[at(b, j)], w.ai[at(b, j)]) = (rd(p), rd(p + 1));
-                    }
-                }
-            }
+            // SAFETY (both): each line's n points at `ss` parts apart, the
+            // imaginary part next, lie in the checked operand.
+            (Op::C2c(_), _) => unsafe { gather(src.ptr, &so, ss, 1, n, w) },
+            (Op::R2c, Some(_)) => unsafe { gather(src.ptr, &so, 2 * ss, ss, cn, w) },
             (Op::R2c, None) => {
                 for j in 0..n {
                     for (b, &o) in so.iter().enumerate() {
                         (w.ar[at(b, j)], w.ai[at(b, j)]) = (rd(o + j as isize * ss), T::ZERO);
-                    }
-                }
-            }
-            (Op::R2c, Some(_)) => {
-                for j in 0..cn {
-                    for (b, &o) in so.iter().enumerate() {
-                        let p = o + 2 * j as isize * ss;
-                        (w.ar[at(b, j)], w.ai[at(b, j)]) = (rd(p), rd(p + ss));
                     }
                 }
             }
@@ -272,15 +260,11 @@ impl<T: Real> Job<'_, T> {
         }
         self.plan.exec(lanes, w);
         match (self.op, self.halves) {
-            (Op::C2c(_), _) => {
-                for j in 0..n {
-                    for (b, &o) in dof.iter().enumerate() {
-                        let p = o + j as isize * ds;
-                        wr(p, w.ar[at(b, j)]);
-                        wr(p + 1, w.ai[at(b, j)]);
-                    }
-                }
-            }
+            // SAFETY (both): each line's n points at `ds` parts apart, the
+            // imaginary part next, lie in the checked destination, this
+            // group's alone.
+            (Op::C2c(_), _) => unsafe { scatter(dst.ptr, &dof, ds, 1, n, w) },
+            (Op::C2r, Some(_)) => unsafe { scatter(dst.ptr, &dof, 2 * ds, ds, cn, w) },
             (Op::R2c, None) => {
                 for k in 0..=n / 2 {
                     for (b, &o) in dof.iter().enumerate() {
@@ -314,13 +298,94 @@ impl<T: Real> Job<'_, T> {
                     }
                 }
             }
-            (Op::C2r, Some(_)) => {
-                for j in 0..cn {
-                    for (b, &o) in dof.iter().enumerate() {
-                        let p = o + 2 * j as isize * ds;
-                        wr(p, w.ar[at(b, j)]);
-                        wr(p + ds, w.ai[at(b, j)]);
-                    }
+        }
+    }
+}
+
+/// Points a block of [`gather`] or [`scatter`] moves from each line.
+const BLOCK: usize = 8;
+
+/// Gathers point j of line b, its real part at `ptr + offs[b] + j step`
+/// and its imaginary part `im` parts further, to lane b, point j of
+/// `w.ar`, `w.ai`, for j below `n`: blocks of a few points from each line
+/// in turn, so that each line's reads run and the writes stay in cache.
+///
+/// # Safety
+/// Every such part must lie in memory the call may read.
+unsafe fn gather<T: Real>(ptr: *const T, offs: &[isize], step: isize, im: isize, n: usize, w: &mut Work<T>) {
+    let lanes = offs.len();
+    let (ar, ai) = (&mut w.ar[..n * lanes], &mut w.ai[..n * lanes]);
+    if lanes == 1 {
+        let p = ptr.wrapping_offset(offs[0]);
+        // SAFETY (both): the caller's, for point j.
+        if (step, im) == (2, 1) {
+            for j in 0..n {
+                unsafe { (ar[j], ai[j]) = (p.add(2 * j).read_unaligned(), p.add(2 * j + 1).read_unaligned()) };
+            }
+        } else {
+            for j in 0..n {
+                let q = p.wrapping_offset(j as isize * step);
+                unsafe { (ar[j], ai[j]) = (q.read_unaligned(), q.wrapping_offset(im).read_unaligned()) };
+            }
+        }
+        return;
+    }
+    for j0 in (0..n).step_by(BLOCK) {
+        let jn = BLOCK.min(n - j0);
+        for (b, &o) in offs.iter().enumerate() {
+            let p = ptr.wrapping_offset(o + j0 as isize * step);
+            for jj in 0..jn {
+                let q = p.wrapping_offset(jj as isize * step);
+                let at = b + lanes * (j0 + jj);
+                // SAFETY: the caller's, for point j0 + jj of line b.
+                unsafe { (ar[at], ai[at]) = (q.read_unaligned(), q.wrapping_offset(im).read_unaligned()) };
+            }
+        }
+    }
+}
+
+/// Scatters lane b, point j of `w.ar`, `w.ai` to point j of line b, its
+/// real part at `ptr + offs[b] + j step` and its imaginary part `im` parts
+/// further, for j below `n`, in blocks as [`gather`] reads them.
+///
+/// # Safety
+/// Every such part must lie in memory the call may write, which no other
+/// thread touches meanwhile.
+unsafe fn scatter<T: Real>(ptr: *mut T, offs: &[isize], step: isize, im: isize, n: usize, w: &Work<T>) {
+    let lanes = offs.len();
+    let (ar, ai) = (&w.ar[..n * lanes], &w.ai[..n * lanes]);
+    if lanes == 1 {
+        let p = ptr.wrapping_offset(offs[0]);
+        // SAFETY (both): the caller's, for point j.
+        if (step, im) == (2, 1) {
+            for j in 0..n {
+                unsafe {
+                    p.add(2 * j).write_unaligned(ar[j]);
+                    p.add(2 * j + 1).write_unaligned(ai[j]);
+                }
+            }
+        } else {
+            for j in 0..n {
+                let q = p.wrapping_offset(j as isize * step);
+                unsafe {
+                    q.write_unaligned(ar[j]);
+                    q.wrapping_offset(im).write_unaligned(ai[j]);
+                }
+            }
+        }
+        return;
+    }
+    for j0 in (0..n).step_by(BLOCK) {
+        let jn = BLOCK.min(n - j0);
+        for (b, &o) in offs.iter().enumerate() {
+            let p = ptr.wrapping_offset(o + j0 as isize * step);
+            for jj in 0..jn {
+                let q = p.wrapping_offset(jj as isize * step);
+                let at = b + lanes * (j0 + jj);
+                // SAFETY: the caller's, for point j0 + jj of line b.
+                unsafe {
+                    q.write_unaligned(ar[at]);
+                    q.wrapping_offset(im).write_unaligned(ai[at]);
                 }
             }
         }
