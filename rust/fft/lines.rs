@@ -246,7 +246,25 @@ impl<T: Real> Job<'_, T> {
                 // Z_k = (A + B) + i (A - B) e^(2πi k/n), A = X'[k] and
                 // B = X'[k + n/2]: n/2 points whose inverse holds the even
                 // points in its real parts and the odd in its imaginary.
-                for (k, &(tr, ti)) in tw.iter().enumerate().take(cn) {
+                let z = |k: usize, (ar, ai): (T, T), (br, bi): (T, T)| {
+                    let (tr, ti) = tw[k];
+                    let (dr, di) = cmul(ar - br, ai - bi, tr, ti);
+                    ((ar + br) - di, (ai + bi) + dr)
+                };
+                let k0 = if lanes == 1 {
+                    // One line: bins 1 to h - 1 in one loop.
+                    let o = so[0];
+                    for k in 1..cn {
+                        let (pa, pb) = (o + k as isize * ss, o + (cn - k) as isize * ss);
+                        (w.ar[k], w.ai[k]) = z(k, (rd(pa), rd(pa + 1)), (rd(pb), -rd(pb + 1)));
+                    }
+                    let pb = o + cn as isize * ss;
+                    (w.ar[0], w.ai[0]) = z(0, (rd(o), T::ZERO), (rd(pb), T::ZERO));
+                    cn
+                } else {
+                    0
+                };
+                for (k, &(tr, ti)) in tw.iter().enumerate().take(cn).skip(k0) {
                     for (b, &o) in so.iter().enumerate() {
                         let pa = o + k as isize * ss;
                         let (ar, ai) = (rd(pa), if k == 0 { T::ZERO } else { rd(pa + 1) });
@@ -277,7 +295,33 @@ impl<T: Real> Job<'_, T> {
             (Op::R2c, Some(tw)) => {
                 // X_k = E_k + e^(-2πi k/n) O_k, E_k = (Z_k + conj Z_(h-k))/2
                 // and O_k = -i (Z_k - conj Z_(h-k))/2, indices modulo h.
-                for (k, &(tr, ti)) in tw.iter().enumerate() {
+                let x = |k: usize, (zr, zi): (T, T), (cr, ci): (T, T)| {
+                    let (tr, ti) = tw[k];
+                    let (er, ei) = ((zr + cr) * T::HALF, (zi + ci) * T::HALF);
+                    let (dr, di) = ((zr - cr) * T::HALF, (zi - ci) * T::HALF);
+                    let (or, oi) = cmul(di, -dr, tr, ti);
+                    (er + or, ei + oi)
+                };
+                let k0 = if lanes == 1 {
+                    // One line: bins 1 to h - 1 in one loop, then 0 and h.
+                    let o = dof[0];
+                    for k in 1..cn {
+                        let (r, i) = x(k, (w.ar[k], w.ai[k]), (w.ar[cn - k], -w.ai[cn - k]));
+                        let p = o + k as isize * ds;
+                        wr(p, r);
+                        wr(p + 1, i);
+                    }
+                    for k in [0, cn] {
+                        let (r, i) = x(k, (w.ar[0], w.ai[0]), (w.ar[0], -w.ai[0]));
+                        let p = o + k as isize * ds;
+                        wr(p, r);
+                        wr(p + 1, i);
+                    }
+                    tw.len()
+                } else {
+                    0
+                };
+                for (k, &(tr, ti)) in tw.iter().enumerate().skip(k0) {
                     let (zk, zc) = (k % cn, (cn - k % cn) % cn);
                     for (b, &o) in dof.iter().enumerate() {
                         let (zr, zi) = (w.ar[at(b, zk)], w.ai[at(b, zk)]);

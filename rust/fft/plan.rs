@@ -662,8 +662,8 @@ impl<T: Real> Bailey<T> {
 }
 
 /// Bailey's first step for lanes j2 = l0.. of a chunk: n1 points at
-/// j2 + n2 j1 of `src`, transformed, times e^(σ2πi j2 k1/n), into `z` at
-/// k1 + n1 j2.
+/// j2 + n2 j1 of `src`, transformed, times e^(σ2πi j2 k1/n), into `z` as
+/// the second step's chunks take them.
 #[inline(always)]
 fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, (zr, zi): (Shared<T>, Shared<T>), lw: &mut Work<T>, l0: usize) {
     let (n1, n2) = (b.n1, b.n2);
@@ -696,35 +696,36 @@ fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, (zr, zi): (Shared<T>, Shar
             }
         }
     }
-    for l in 0..c {
-        let at = n1 * (l0 + l);
-        // SAFETY: `at + n1 <= n`, inside `z`; lane l0 + l is this chunk's
-        // alone, so no other thread touches these points.
-        let (yr, yi) = unsafe { (std::slice::from_raw_parts_mut(zr.at(at), n1), std::slice::from_raw_parts_mut(zi.at(at), n1)) };
-        for k1 in 0..n1 {
-            yr[k1] = ar[l + c * k1];
-            yi[k1] = ai[l + c * k1];
+    // Into z by the second step's chunks: chunk k1 / c2 of width cb holds
+    // point j2 of its lane k1 at k1 mod c2 + cb j2, runs of cb here.
+    let c2 = chunk_lanes(n2, n1);
+    for k0 in (0..n1).step_by(c2) {
+        let cb = c2.min(n1 - k0);
+        for l in 0..c {
+            let at = k0 * n2 + cb * (l0 + l);
+            // SAFETY: `at + cb <= n`, inside `z`; lane l0 + l is this
+            // chunk's alone, so no other thread touches these points.
+            let (yr, yi) = unsafe { (std::slice::from_raw_parts_mut(zr.at(at), cb), std::slice::from_raw_parts_mut(zi.at(at), cb)) };
+            for t in 0..cb {
+                yr[t] = ar[l + c * (k0 + t)];
+                yi[t] = ai[l + c * (k0 + t)];
+            }
         }
     }
 }
 
-/// Bailey's second step for lanes k1 = l0.. of a chunk: n2 points at
-/// k1 + n1 j2 of `z`, transformed, into `dst` at k1 + n1 k2.
+/// Bailey's second step for lanes k1 = l0.. of a chunk: its n2 points a
+/// lane, side by side in `z` from l0 n2 on, transformed, into `dst` at
+/// k1 + n1 k2.
 #[inline(always)]
 fn bailey_second<T: Real>(b: &Bailey<T>, dst: Ends<T>, (zr, zi): (Shared<T>, Shared<T>), lw: &mut Work<T>, l0: usize) {
     let (n1, n2) = (b.n1, b.n2);
     let c = chunk_lanes(n2, n1).min(n1 - l0);
     lw.ar.resize(n2 * c, T::ZERO);
     lw.ai.resize(n2 * c, T::ZERO);
-    let z = Ends::Split(zr, zi);
-    for j2 in 0..n2 {
-        if j2 + PREFETCH < n2 {
-            z.prefetch(l0 + n1 * (j2 + PREFETCH));
-            z.prefetch(l0 + n1 * (j2 + PREFETCH) + c - 1);
-        }
-        // SAFETY: points of `z`, which no thread writes in this step.
-        unsafe { z.read(l0 + n1 * j2, &mut lw.ar[c * j2..c * j2 + c], &mut lw.ai[c * j2..c * j2 + c]) };
-    }
+    // SAFETY: this chunk's c n2 points of `z`, from l0 n2 on, which no
+    // thread writes in this step.
+    unsafe { Ends::Split(zr, zi).read(l0 * n2, &mut lw.ar[..n2 * c], &mut lw.ai[..n2 * c]) };
     b.second.exec(c, lw);
     for k2 in 0..n2 {
         // SAFETY: points l0 + n1 k2 .. + c < n of `dst`, which `steps`'
