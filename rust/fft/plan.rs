@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// Lines of at least this many points whose prime factors are at most 250
 /// compute by Bailey's four steps, over the threads.
-pub const BAILEY_MIN: usize = 1 << 15;
+pub const BAILEY_MIN: usize = 1 << 17;
 
 /// Lines of at least this many points, and fewer than [`BAILEY_MIN`],
 /// whose prime factors are at most 250 and which have a divisor from 8 to
@@ -76,7 +76,14 @@ struct Bailey<T> {
     first: Arc<Plan<T>>,
     second: Arc<Plan<T>>,
     twiddles: Table<T>,
+    /// For n up to [`EXACT_MAX`], e^(σ2πi j2 k1/n) at `j2 + n2 k1`, each
+    /// rounded once, in place of the products of `twiddles`.
+    exact: Option<(Vec<T>, Vec<T>)>,
 }
+
+/// The most points of a line by Bailey's steps whose twiddles are each
+/// rounded once and kept, n of them, rather than the products of two.
+pub const EXACT_MAX: usize = 1 << 20;
 
 /// e^(σ2πi r/n) as the product, in the plan's precision, of two rounded
 /// powers: at r's high bits and at its low bits, real and imaginary parts
@@ -197,15 +204,7 @@ fn build<T: Real>(n: usize, dir: Direction) -> Plan<T> {
         let n1 = (1..=n).take_while(|d| d * d <= n).filter(|&d| n.is_multiple_of(d)).last().unwrap_or(1);
         if n < BAILEY_MIN && n1 >= 8 {
             let n2 = n / n1;
-            let cis = Cis::new(n as u64);
-            let (mut twr, mut twi) = (Vec::with_capacity(n), Vec::with_capacity(n));
-            for k1 in 0..n1 {
-                for j2 in 0..n2 {
-                    let (c, s) = cis.f64((j2 * k1) as u64, !inverse);
-                    twr.push(T::of(c));
-                    twi.push(T::of(s));
-                }
-            }
+            let (twr, twi) = exact_twiddles(n1, n2, inverse);
             Algo::Split(Box::new(Split {
                 n1,
                 n2,
@@ -221,6 +220,7 @@ fn build<T: Real>(n: usize, dir: Direction) -> Plan<T> {
                 first: plan(n1, dir),
                 second: plan(n / n1, dir),
                 twiddles: Table::new(n, inverse),
+                exact: (n <= EXACT_MAX).then(|| exact_twiddles(n1, n / n1, inverse)),
             }))
         } else {
             Algo::Passes(Passes::new(n, inverse))
@@ -229,6 +229,19 @@ fn build<T: Real>(n: usize, dir: Direction) -> Plan<T> {
         Algo::Passes(Passes::new(n, inverse))
     };
     Plan { n, algo }
+}
+
+/// Four steps' twiddles e^(σ2πi j2 k1/n), n = n1 n2, each rounded once,
+/// at `j2 + n2 k1`: real parts, then imaginary.
+fn exact_twiddles<T: Real>(n1: usize, n2: usize, inverse: bool) -> (Vec<T>, Vec<T>) {
+    let cis = Cis::new((n1 * n2) as u64);
+    (0..n1)
+        .flat_map(|k1| (0..n2).map(move |j2| (j2 * k1) as u64))
+        .map(|r| {
+            let (c, s) = cis.f64(r, !inverse);
+            (T::of(c), T::of(s))
+        })
+        .unzip()
 }
 
 /// The twiddles e^(σ2πi k/n) for k <= n/2, σ = -1 forward, of a real
@@ -681,11 +694,21 @@ fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, (zr, zi): (Shared<T>, Shar
         unsafe { src.read(l0 + n2 * j1, &mut lw.ar[c * j1..c * j1 + c], &mut lw.ai[c * j1..c * j1 + c]) };
     }
     b.first.exec(c, lw);
-    // r = j2 k1 mod n, kept for each lane as k1 steps.
+    let (ar, ai) = (&mut lw.ar[..n1 * c], &mut lw.ai[..n1 * c]);
+    if let Some((twr, twi)) = &b.exact {
+        for k1 in 0..n1 {
+            let (vr, vi) = (&mut ar[c * k1..c * k1 + c], &mut ai[c * k1..c * k1 + c]);
+            let at = l0 + n2 * k1;
+            let (tr, ti) = (&twr[at..at + c], &twi[at..at + c]);
+            for l in 0..c {
+                (vr[l], vi[l]) = cmul(vr[l], vi[l], tr[l], ti[l]);
+            }
+        }
+    }
+    // Else r = j2 k1 mod n, kept for each lane as k1 steps.
     let mut r = [0usize; MAX_CHUNK];
     let r = &mut r[..c];
-    let (ar, ai) = (&mut lw.ar[..n1 * c], &mut lw.ai[..n1 * c]);
-    for k1 in 0..n1 {
+    for k1 in (0..n1).filter(|_| b.exact.is_none()) {
         let (vr, vi) = (&mut ar[c * k1..c * k1 + c], &mut ai[c * k1..c * k1 + c]);
         for l in 0..c {
             let (tr, ti) = b.twiddles.get(r[l]);

@@ -479,7 +479,7 @@ fn bits_follow_values_alone() {
     check_bits::<f32>(Kind::C2c(Forward), &[3, 12, 5], &[1], 1);
     check_bits::<f64>(Kind::C2c(Inverse), &[4, 30, 3], &[0, 1], 2);
     check_bits::<f32>(Kind::C2c(Forward), &[5, 257], &[1], 3);
-    check_bits::<f64>(Kind::C2c(Forward), &[2, 1 << 15], &[1], 4);
+    check_bits::<f64>(Kind::C2c(Forward), &[2, 1 << 17], &[1], 4);
     check_bits::<f32>(Kind::R2c, &[3, 1024], &[1], 5);
     check_bits::<f64>(Kind::R2c, &[3, 4, 511], &[0, 2], 6);
     check_bits::<f32>(Kind::C2r, &[3, 513], &[1], 7);
@@ -608,11 +608,32 @@ fn timings() {
 /// second axis) has the bits of the same line transformed into a fresh one.
 #[test]
 fn long_lines_in_place_match_fresh_destinations() {
-    let shape = [1 << 15, 2];
-    let x = randoms::<f32>(2 * (1 << 16), 11);
+    let shape = [1 << 17, 2];
+    let x = randoms::<f32>(2 * (1 << 18), 11);
     let both = transform::<f32>(Kind::C2c(Forward), &shape, &[0, 1], &x);
     let rows = transform::<f32>(Kind::C2c(Forward), &shape, &[1], &x);
     let then = transform::<f32>(Kind::C2c(Forward), &shape, &[0], &rows);
     assert!(same_bits(&both, &then));
     check_bits::<f32>(Kind::C2c(Inverse), &shape, &[0, 1], 12);
+}
+
+/// Lines by four steps in cache and by Bailey's steps have the same bits
+/// alone as in batches of any size (groups of lanes and a remainder), and
+/// a line alone, which runs on the calling thread, the same bits on the
+/// baseline compilation as on the widest.
+#[test]
+fn four_steps_bits_follow_values_alone() {
+    for (n, lines) in [(1024usize, 40usize), (300, 70), (4800, 5), (1 << 17, 2)] {
+        let x = randoms::<f32>(2 * n * lines, 21);
+        let all = transform::<f32>(Kind::C2c(Forward), &[lines, n], &[1], &x);
+        for l in [0, lines / 2, lines - 1] {
+            let line = &x[2 * n * l..2 * n * (l + 1)];
+            let one = transform::<f32>(Kind::C2c(Forward), &[n], &[0], line);
+            assert!(same_bits(&one, &all[2 * n * l..2 * n * (l + 1)]), "{n} points, line {l} of {lines}");
+            crate::core::isa::baseline_here(true);
+            let base = transform::<f32>(Kind::C2c(Forward), &[n], &[0], line);
+            crate::core::isa::baseline_here(false);
+            assert!(same_bits(&one, &base), "{n} points: the baseline compilation");
+        }
+    }
 }
