@@ -374,18 +374,10 @@ unsafe fn gather<T: Real>(ptr: *const T, offs: &[isize], step: isize, im: isize,
         }
         return;
     }
-    for j0 in (0..n).step_by(BLOCK) {
-        let jn = BLOCK.min(n - j0);
-        for (b, &o) in offs.iter().enumerate() {
-            let p = ptr.wrapping_offset(o + j0 as isize * step);
-            for jj in 0..jn {
-                let q = p.wrapping_offset(jj as isize * step);
-                let at = b + lanes * (j0 + jj);
-                // SAFETY: the caller's, for point j0 + jj of line b.
-                unsafe { (ar[at], ai[at]) = (q.read_unaligned(), q.wrapping_offset(im).read_unaligned()) };
-            }
-        }
-    }
+    each_point(ptr.cast_mut(), offs, step, n, |q, at| {
+        // SAFETY: the caller's, for the point at `q`, which is only read.
+        unsafe { (ar[at], ai[at]) = (q.read_unaligned(), q.wrapping_offset(im).read_unaligned()) };
+    });
 }
 
 /// Scatters lane b, point j of `w.ar`, `w.ai` to point j of line b, its
@@ -419,18 +411,29 @@ unsafe fn scatter<T: Real>(ptr: *mut T, offs: &[isize], step: isize, im: isize, 
         }
         return;
     }
+    each_point(ptr, offs, step, n, |q: *mut T, at| {
+        // SAFETY: the caller's, for the point at `q`.
+        unsafe {
+            q.write_unaligned(ar[at]);
+            q.wrapping_offset(im).write_unaligned(ai[at]);
+        }
+    });
+}
+
+/// Calls `f(q, at)` for point j below `n` of each line b: `q` the address
+/// of its real part, `ptr + offs[b] + j step`, and `at` its index
+/// `b + lanes j` among the lanes. Blocks of [`BLOCK`] points from each
+/// line in turn, so that each line's accesses run and the lanes' stay in
+/// cache.
+#[inline(always)]
+fn each_point<T>(ptr: *mut T, offs: &[isize], step: isize, n: usize, mut f: impl FnMut(*mut T, usize)) {
+    let lanes = offs.len();
     for j0 in (0..n).step_by(BLOCK) {
         let jn = BLOCK.min(n - j0);
         for (b, &o) in offs.iter().enumerate() {
             let p = ptr.wrapping_offset(o + j0 as isize * step);
             for jj in 0..jn {
-                let q = p.wrapping_offset(jj as isize * step);
-                let at = b + lanes * (j0 + jj);
-                // SAFETY: the caller's, for point j0 + jj of line b.
-                unsafe {
-                    q.write_unaligned(ar[at]);
-                    q.wrapping_offset(im).write_unaligned(ai[at]);
-                }
+                f(p.wrapping_offset(jj as isize * step), b + lanes * (j0 + jj));
             }
         }
     }
