@@ -215,26 +215,14 @@ impl<T: Real> Job<'_, T> {
         let wr = |p: isize, v: T| unsafe { dst.ptr.offset(p).write_unaligned(v) };
         let at = |b: usize, j: usize| b + lanes * j;
         match (self.op, self.halves) {
-            (Op::C2c(_), _) => {
-                for j in 0..n {
-                    for (b, &o) in so.iter().enumerate() {
-                        let p = o + j as isize * ss;
-                        (w.ar[at(b, j)], w.ai[at(b, j)]) = (rd(p), rd(p + 1));
-                    }
-                }
-            }
+            // SAFETY (both): each line's n points at `ss` parts apart, the
+            // imaginary part next, lie in the checked operand.
+            (Op::C2c(_), _) => unsafe { gather(src.ptr, &so, ss, 1, n, w) },
+            (Op::R2c, Some(_)) => unsafe { gather(src.ptr, &so, 2 * ss, ss, cn, w) },
             (Op::R2c, None) => {
                 for j in 0..n {
                     for (b, &o) in so.iter().enumerate() {
                         (w.ar[at(b, j)], w.ai[at(b, j)]) = (rd(o + j as isize * ss), T::ZERO);
-                    }
-                }
-            }
-            (Op::R2c, Some(_)) => {
-                for j in 0..cn {
-                    for (b, &o) in so.iter().enumerate() {
-                        let p = o + 2 * j as isize * ss;
-                        (w.ar[at(b, j)], w.ai[at(b, j)]) = (rd(p), rd(p + ss));
                     }
                 }
             }
@@ -258,7 +246,25 @@ impl<T: Real> Job<'_, T> {
                 // Z_k = (A + B) + i (A - B) e^(2πi k/n), A = X'[k] and
                 // B = X'[k + n/2]: n/2 points whose inverse holds the even
                 // points in its real parts and the odd in its imaginary.
-                for (k, &(tr, ti)) in tw.iter().enumerate().take(cn) {
+                let z = |k: usize, (ar, ai): (T, T), (br, bi): (T, T)| {
+                    let (tr, ti) = tw[k];
+                    let (dr, di) = cmul(ar - br, ai - bi, tr, ti);
+                    ((ar + br) - di, (ai + bi) + dr)
+                };
+                let k0 = if lanes == 1 {
+                    // One line: bins 1 to h - 1 in one loop.
+                    let o = so[0];
+                    for k in 1..cn {
+                        let (pa, pb) = (o + k as isize * ss, o + (cn - k) as isize * ss);
+                        (w.ar[k], w.ai[k]) = z(k, (rd(pa), rd(pa + 1)), (rd(pb), -rd(pb + 1)));
+                    }
+                    let pb = o + cn as isize * ss;
+                    (w.ar[0], w.ai[0]) = z(0, (rd(o), T::ZERO), (rd(pb), T::ZERO));
+                    cn
+                } else {
+                    0
+                };
+                for (k, &(tr, ti)) in tw.iter().enumerate().take(cn).skip(k0) {
                     for (b, &o) in so.iter().enumerate() {
                         let pa = o + k as isize * ss;
                         let (ar, ai) = (rd(pa), if k == 0 { T::ZERO } else { rd(pa + 1) });
@@ -272,15 +278,11 @@ impl<T: Real> Job<'_, T> {
         }
         self.plan.exec(lanes, w);
         match (self.op, self.halves) {
-            (Op::C2c(_), _) => {
-                for j in 0..n {
-                    for (b, &o) in dof.iter().enumerate() {
-                        let p = o + j as isize * ds;
-                        wr(p, w.ar[at(b, j)]);
-                        wr(p + 1, w.ai[at(b, j)]);
-                    }
-                }
-            }
+            // SAFETY (both): each line's n points at `ds` parts apart, the
+            // imaginary part next, lie in the checked destination, this
+            // group's alone.
+            (Op::C2c(_), _) => unsafe { scatter(dst.ptr, &dof, ds, 1, n, w) },
+            (Op::C2r, Some(_)) => unsafe { scatter(dst.ptr, &dof, 2 * ds, ds, cn, w) },
             (Op::R2c, None) => {
                 for k in 0..=n / 2 {
                     for (b, &o) in dof.iter().enumerate() {
@@ -293,7 +295,33 @@ impl<T: Real> Job<'_, T> {
             (Op::R2c, Some(tw)) => {
                 // X_k = E_k + e^(-2πi k/n) O_k, E_k = (Z_k + conj Z_(h-k))/2
                 // and O_k = -i (Z_k - conj Z_(h-k))/2, indices modulo h.
-                for (k, &(tr, ti)) in tw.iter().enumerate() {
+                let x = |k: usize, (zr, zi): (T, T), (cr, ci): (T, T)| {
+                    let (tr, ti) = tw[k];
+                    let (er, ei) = ((zr + cr) * T::HALF, (zi + ci) * T::HALF);
+                    let (dr, di) = ((zr - cr) * T::HALF, (zi - ci) * T::HALF);
+                    let (or, oi) = cmul(di, -dr, tr, ti);
+                    (er + or, ei + oi)
+                };
+                let k0 = if lanes == 1 {
+                    // One line: bins 1 to h - 1 in one loop, then 0 and h.
+                    let o = dof[0];
+                    for k in 1..cn {
+                        let (r, i) = x(k, (w.ar[k], w.ai[k]), (w.ar[cn - k], -w.ai[cn - k]));
+                        let p = o + k as isize * ds;
+                        wr(p, r);
+                        wr(p + 1, i);
+                    }
+                    for k in [0, cn] {
+                        let (r, i) = x(k, (w.ar[0], w.ai[0]), (w.ar[0], -w.ai[0]));
+                        let p = o + k as isize * ds;
+                        wr(p, r);
+                        wr(p + 1, i);
+                    }
+                    tw.len()
+                } else {
+                    0
+                };
+                for (k, &(tr, ti)) in tw.iter().enumerate().skip(k0) {
                     let (zk, zc) = (k % cn, (cn - k % cn) % cn);
                     for (b, &o) in dof.iter().enumerate() {
                         let (zr, zi) = (w.ar[at(b, zk)], w.ai[at(b, zk)]);
@@ -314,14 +342,98 @@ impl<T: Real> Job<'_, T> {
                     }
                 }
             }
-            (Op::C2r, Some(_)) => {
-                for j in 0..cn {
-                    for (b, &o) in dof.iter().enumerate() {
-                        let p = o + 2 * j as isize * ds;
-                        wr(p, w.ar[at(b, j)]);
-                        wr(p + ds, w.ai[at(b, j)]);
-                    }
+        }
+    }
+}
+
+/// Points a block of [`gather`] or [`scatter`] moves from each line.
+const BLOCK: usize = 8;
+
+/// Gathers point j of line b, its real part at `ptr + offs[b] + j step`
+/// and its imaginary part `im` parts further, to lane b, point j of
+/// `w.ar`, `w.ai`, for j below `n`: blocks of a few points from each line
+/// in turn, so that each line's reads run and the writes stay in cache.
+///
+/// # Safety
+/// Every such part must lie in memory the call may read.
+unsafe fn gather<T: Real>(ptr: *const T, offs: &[isize], step: isize, im: isize, n: usize, w: &mut Work<T>) {
+    let lanes = offs.len();
+    let (ar, ai) = (&mut w.ar[..n * lanes], &mut w.ai[..n * lanes]);
+    if lanes == 1 {
+        let p = ptr.wrapping_offset(offs[0]);
+        // SAFETY (both): the caller's, for point j.
+        if (step, im) == (2, 1) {
+            for j in 0..n {
+                unsafe { (ar[j], ai[j]) = (p.add(2 * j).read_unaligned(), p.add(2 * j + 1).read_unaligned()) };
+            }
+        } else {
+            for j in 0..n {
+                let q = p.wrapping_offset(j as isize * step);
+                unsafe { (ar[j], ai[j]) = (q.read_unaligned(), q.wrapping_offset(im).read_unaligned()) };
+            }
+        }
+        return;
+    }
+    each_point(ptr.cast_mut(), offs, step, n, |q, at| {
+        // SAFETY: the caller's, for the point at `q`, which is only read.
+        unsafe { (ar[at], ai[at]) = (q.read_unaligned(), q.wrapping_offset(im).read_unaligned()) };
+    });
+}
+
+/// Scatters lane b, point j of `w.ar`, `w.ai` to point j of line b, its
+/// real part at `ptr + offs[b] + j step` and its imaginary part `im` parts
+/// further, for j below `n`, in blocks as [`gather`] reads them.
+///
+/// # Safety
+/// Every such part must lie in memory the call may write, which no other
+/// thread touches meanwhile.
+unsafe fn scatter<T: Real>(ptr: *mut T, offs: &[isize], step: isize, im: isize, n: usize, w: &Work<T>) {
+    let lanes = offs.len();
+    let (ar, ai) = (&w.ar[..n * lanes], &w.ai[..n * lanes]);
+    if lanes == 1 {
+        let p = ptr.wrapping_offset(offs[0]);
+        // SAFETY (both): the caller's, for point j.
+        if (step, im) == (2, 1) {
+            for j in 0..n {
+                unsafe {
+                    p.add(2 * j).write_unaligned(ar[j]);
+                    p.add(2 * j + 1).write_unaligned(ai[j]);
                 }
+            }
+        } else {
+            for j in 0..n {
+                let q = p.wrapping_offset(j as isize * step);
+                unsafe {
+                    q.write_unaligned(ar[j]);
+                    q.wrapping_offset(im).write_unaligned(ai[j]);
+                }
+            }
+        }
+        return;
+    }
+    each_point(ptr, offs, step, n, |q: *mut T, at| {
+        // SAFETY: the caller's, for the point at `q`.
+        unsafe {
+            q.write_unaligned(ar[at]);
+            q.wrapping_offset(im).write_unaligned(ai[at]);
+        }
+    });
+}
+
+/// Calls `f(q, at)` for point j below `n` of each line b: `q` the address
+/// of its real part, `ptr + offs[b] + j step`, and `at` its index
+/// `b + lanes j` among the lanes. Blocks of [`BLOCK`] points from each
+/// line in turn, so that each line's accesses run and the lanes' stay in
+/// cache.
+#[inline(always)]
+fn each_point<T>(ptr: *mut T, offs: &[isize], step: isize, n: usize, mut f: impl FnMut(*mut T, usize)) {
+    let lanes = offs.len();
+    for j0 in (0..n).step_by(BLOCK) {
+        let jn = BLOCK.min(n - j0);
+        for (b, &o) in offs.iter().enumerate() {
+            let p = ptr.wrapping_offset(o + j0 as isize * step);
+            for jj in 0..jn {
+                f(p.wrapping_offset(jj as isize * step), b + lanes * (j0 + jj));
             }
         }
     }

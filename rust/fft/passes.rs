@@ -11,7 +11,7 @@
 //! do not depend on its lanes or their number, and the loops over lanes
 //! vectorise without changing a bit.
 
-use super::real::{cmul, Real};
+use super::real::{cmul, widest, Real};
 use super::twiddle::{cos_sin, Cis};
 
 /// One stage of radix `p` over sub-transforms of `p * m` points.
@@ -115,12 +115,21 @@ impl<T: Real> Passes<T> {
     /// Transforms `lanes` interleaved lines in `w.ar`, `w.ai` (each exactly
     /// `n * lanes` long), in place.
     pub fn run(&self, lanes: usize, w: &mut Work<T>) {
-        let len = self.n * lanes;
+        let (p, l) = (self, lanes);
+        widest!(<T>(p: &Passes<T>, l: usize, w: &mut Work<T>) { p.run_here(l, w) });
+    }
+
+    /// [`Passes::run`] in the caller's compilation, for a caller that a
+    /// wider one runs.
+    #[inline(always)]
+    pub fn run_here(&self, lanes: usize, w: &mut Work<T>) {
+        let passes = self;
+        let len = passes.n * lanes;
         debug_assert!(w.ar.len() == len && w.ai.len() == len);
         w.br.resize(len, T::ZERO);
         w.bi.resize(len, T::ZERO);
         let mut s = lanes;
-        for st in &self.stages {
+        for st in &passes.stages {
             let (x, y) = ((&w.ar[..], &w.ai[..]), (&mut w.br[..], &mut w.bi[..]));
             match st.p {
                 2 => pass2(st, s, x, y),
@@ -137,6 +146,7 @@ impl<T: Real> Passes<T> {
 type In<'a, T> = (&'a [T], &'a [T]);
 type Out<'a, T> = (&'a mut [T], &'a mut [T]);
 
+#[inline(always)]
 fn pass2<T: Real>(st: &Stage<T>, s: usize, (xr, xi): In<T>, (yr, yi): Out<T>) {
     let m = st.m;
     for q in 0..m {
@@ -151,7 +161,7 @@ fn pass2<T: Real>(st: &Stage<T>, s: usize, (xr, xi): In<T>, (yr, yi): Out<T>) {
 
 /// One radix-2 butterfly at each lane, its slices arguments so that the
 /// compiler knows they do not overlap and vectorises the loop.
-#[inline(never)]
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn radix2<T: Real>(
     ar: &[T],
@@ -177,6 +187,7 @@ fn radix2<T: Real>(
     }
 }
 
+#[inline(always)]
 fn pass4<T: Real>(st: &Stage<T>, s: usize, (xr, xi): In<T>, (yr, yi): Out<T>) {
     let m = st.m;
     for q in 0..m {
@@ -193,15 +204,18 @@ fn pass4<T: Real>(st: &Stage<T>, s: usize, (xr, xi): In<T>, (yr, yi): Out<T>) {
         let (y0i, rest) = yi[o..o + 4 * s].split_at_mut(s);
         let (y1i, rest) = rest.split_at_mut(s);
         let (y2i, y3i) = rest.split_at_mut(s);
-        let radix4 = if st.inverse { radix4::<T, true> } else { radix4::<T, false> };
-        radix4(x0.0, x0.1, x1.0, x1.1, x2.0, x2.1, x3.0, x3.1, y0r, y0i, y1r, y1i, y2r, y2i, y3r, y3i, w);
+        if st.inverse {
+            radix4::<T, true>(x0.0, x0.1, x1.0, x1.1, x2.0, x2.1, x3.0, x3.1, y0r, y0i, y1r, y1i, y2r, y2i, y3r, y3i, w);
+        } else {
+            radix4::<T, false>(x0.0, x0.1, x1.0, x1.1, x2.0, x2.1, x3.0, x3.1, y0r, y0i, y1r, y1i, y2r, y2i, y3r, y3i, w);
+        }
     }
 }
 
 /// One radix-4 butterfly at each lane and its twiddles `w` (w1, w2, w3,
 /// real then imaginary), the slices arguments so that the compiler knows
 /// they do not overlap and vectorises the loop.
-#[inline(never)]
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn radix4<T: Real, const INVERSE: bool>(
     x0r: &[T],
@@ -253,6 +267,7 @@ fn radix4<T: Real, const INVERSE: bool>(
 /// v_j = a_j - a_(p-j), y_k = a_0 + Σ_j c_(jk) u_j ± i Σ_j σ s_(jk) v_j
 /// for k and p - k, the sums in increasing j, each term one fused
 /// multiply-add.
+#[inline(always)]
 fn pass_odd<T: Real>(st: &Stage<T>, s: usize, (xr, xi): In<T>, (yr, yi): Out<T>, tmp: &mut Vec<T>) {
     let (p, m) = (st.p, st.m);
     let h = (p - 1) / 2;

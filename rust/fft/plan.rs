@@ -4,7 +4,7 @@
 //! precision) for the life of the process; buffers are held for a call only.
 
 use super::passes::{radices, Passes, Work};
-use super::real::{cmul, Real};
+use super::real::{cmul, widest, Real};
 use super::twiddle::Cis;
 use super::Direction;
 use crate::core::pool;
@@ -13,7 +13,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// Lines of at least this many points whose prime factors are at most 250
 /// compute by Bailey's four steps, over the threads.
-pub const BAILEY_MIN: usize = 1 << 15;
+pub const BAILEY_MIN: usize = 1 << 17;
+
+/// Lines of at least this many points, and fewer than [`BAILEY_MIN`],
+/// whose prime factors are at most 250 and which have a divisor from 8 to
+/// their square root, compute by four steps in a thread's buffers
+/// ([`Split`]), so that every pass runs over many lanes.
+pub const SPLIT_MIN: usize = 256;
 
 /// Prime factors above this send a line to Bluestein's convolution.
 pub const BLUESTEIN_PRIME: usize = 250;
@@ -28,6 +34,22 @@ enum Algo<T> {
     Passes(Passes<T>),
     Bluestein(Box<Bluestein<T>>),
     Bailey(Box<Bailey<T>>),
+    Split(Box<Split<T>>),
+}
+
+/// Four steps over n = n1 n2 in a thread's buffers, over any lanes: the
+/// points' n2 lanes of n1 points each transformed in place, each point
+/// times e^(σ2πi j2 k1/n) and moved from lane j2, point k1 to lane k1,
+/// point j2, then n1 lanes of n2 points transformed, which leaves the
+/// transform in natural order.
+struct Split<T> {
+    n1: usize,
+    n2: usize,
+    first: Passes<T>,
+    second: Passes<T>,
+    /// e^(σ2πi j2 k1/n) at `j2 + n2 k1`, each rounded once.
+    twr: Vec<T>,
+    twi: Vec<T>,
 }
 
 /// Bluestein's convolution: x_j c_j, padded to m points, convolved with the
@@ -51,18 +73,28 @@ struct Bluestein<T> {
 struct Bailey<T> {
     n1: usize,
     n2: usize,
-    first: Passes<T>,
-    second: Passes<T>,
+    first: Arc<Plan<T>>,
+    second: Arc<Plan<T>>,
     twiddles: Table<T>,
+    /// For n up to [`EXACT_MAX`], e^(σ2πi j2 k1/n) at `j2 + n2 k1`, each
+    /// rounded once, in place of the products of `twiddles`.
+    exact: Option<(Vec<T>, Vec<T>)>,
 }
 
+/// The most points of a line by Bailey's steps whose twiddles are each
+/// rounded once and kept, n of them, rather than the products of two.
+pub const EXACT_MAX: usize = 1 << 20;
+
 /// e^(σ2πi r/n) as the product, in the plan's precision, of two rounded
-/// powers: at r's high bits and at its low bits.
+/// powers: at r's high bits and at its low bits, real and imaginary parts
+/// apart.
 struct Table<T> {
     n: usize,
     shift: u32,
-    high: Vec<(T, T)>,
-    low: Vec<(T, T)>,
+    hr: Vec<T>,
+    hi: Vec<T>,
+    lr: Vec<T>,
+    li: Vec<T>,
 }
 
 impl<T: Real> Table<T> {
@@ -73,17 +105,16 @@ impl<T: Real> Table<T> {
             let (c, s) = cis.f64(r as u64, !inverse);
             (T::of(c), T::of(s))
         };
-        let low = (0..(1usize << shift).min(n)).map(round).collect();
-        let high = (0..=(n >> shift)).map(|r| round(r << shift)).collect();
-        Table { n, shift, high, low }
+        let (lr, li) = (0..(1usize << shift).min(n)).map(round).unzip();
+        let (hr, hi) = (0..=(n >> shift)).map(|r| round(r << shift)).unzip();
+        Table { n, shift, hr, hi, lr, li }
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, r: usize) -> (T, T) {
         debug_assert!(r < self.n);
-        let (a, b) = self.high[r >> self.shift];
-        let (c, d) = self.low[r & ((1 << self.shift) - 1)];
-        cmul(a, b, c, d)
+        let (h, l) = (r >> self.shift, r & ((1 << self.shift) - 1));
+        cmul(self.hr[h], self.hi[h], self.lr[l], self.li[l])
     }
 }
 
@@ -168,16 +199,28 @@ fn build<T: Real>(n: usize, dir: Direction) -> Plan<T> {
             sr,
             si,
         }))
-    } else if n >= BAILEY_MIN {
+    } else if n >= SPLIT_MIN {
         // n1 the greatest divisor of n at most √n.
         let n1 = (1..=n).take_while(|d| d * d <= n).filter(|&d| n.is_multiple_of(d)).last().unwrap_or(1);
-        if n1 > 1 {
+        if n < BAILEY_MIN && n1 >= 8 {
+            let n2 = n / n1;
+            let (twr, twi) = exact_twiddles(n1, n2, inverse);
+            Algo::Split(Box::new(Split {
+                n1,
+                n2,
+                first: Passes::new(n1, inverse),
+                second: Passes::new(n2, inverse),
+                twr,
+                twi,
+            }))
+        } else if n >= BAILEY_MIN && n1 > 1 {
             Algo::Bailey(Box::new(Bailey {
                 n1,
                 n2: n / n1,
-                first: Passes::new(n1, inverse),
-                second: Passes::new(n / n1, inverse),
+                first: plan(n1, dir),
+                second: plan(n / n1, dir),
                 twiddles: Table::new(n, inverse),
+                exact: (n <= EXACT_MAX).then(|| exact_twiddles(n1, n / n1, inverse)),
             }))
         } else {
             Algo::Passes(Passes::new(n, inverse))
@@ -186,6 +229,19 @@ fn build<T: Real>(n: usize, dir: Direction) -> Plan<T> {
         Algo::Passes(Passes::new(n, inverse))
     };
     Plan { n, algo }
+}
+
+/// Four steps' twiddles e^(σ2πi j2 k1/n), n = n1 n2, each rounded once,
+/// at `j2 + n2 k1`: real parts, then imaginary.
+fn exact_twiddles<T: Real>(n1: usize, n2: usize, inverse: bool) -> (Vec<T>, Vec<T>) {
+    let cis = Cis::new((n1 * n2) as u64);
+    (0..n1)
+        .flat_map(|k1| (0..n2).map(move |j2| (j2 * k1) as u64))
+        .map(|r| {
+            let (c, s) = cis.f64(r, !inverse);
+            (T::of(c), T::of(s))
+        })
+        .unzip()
 }
 
 /// The twiddles e^(σ2πi k/n) for k <= n/2, σ = -1 forward, of a real
@@ -228,7 +284,7 @@ impl<T: Real> Plan<T> {
     /// a convolution through them), rather than with other lines on one.
     pub fn long(&self) -> bool {
         match &self.algo {
-            Algo::Passes(_) => false,
+            Algo::Passes(_) | Algo::Split(_) => false,
             Algo::Bluestein(b) => b.forward.long(),
             Algo::Bailey(_) => true,
         }
@@ -240,6 +296,7 @@ impl<T: Real> Plan<T> {
     pub fn exec(&self, lanes: usize, w: &mut Work<T>) {
         match &self.algo {
             Algo::Passes(p) => p.run(lanes, w),
+            Algo::Split(p) => p.run(lanes, w),
             Algo::Bluestein(b) => b.run(self.n, lanes, w),
             Algo::Bailey(b) => {
                 assert_eq!(lanes, 1, "Bailey's steps take one line at a time");
@@ -270,19 +327,248 @@ impl<T: Real> Plan<T> {
     /// touches meanwhile.
     pub unsafe fn exec_line(&self, src: Line<T>, dst: Line<T>) -> bool {
         let Algo::Bailey(b) = &self.algo else { return false };
-        let (s, d) = (Shared(src.ptr), Shared(dst.ptr));
-        let (so, ss, dof, ds) = (src.off, src.step, dst.off, dst.step);
-        let at = |off: isize, step: isize, i: usize| (off + i as isize * step) as usize;
-        // SAFETY (both): point i < n of a line, which the caller lets the
-        // call read or write; `steps` reads every point before it writes
-        // one, and writes each from one thread.
-        let read = |i: usize| unsafe { (s.at(at(so, ss, i)).read_unaligned(), s.at(at(so, ss, i) + 1).read_unaligned()) };
-        let write = |i: usize, r: T, m: T| unsafe {
-            d.at(at(dof, ds, i)).write_unaligned(r);
-            d.at(at(dof, ds, i) + 1).write_unaligned(m);
-        };
-        b.steps(read, write);
+        b.steps(Ends::Line(src), Ends::Line(dst));
         true
+    }
+}
+
+/// Where Bailey's steps read their points or write them: two arrays of
+/// parts, point i at index i of each, or a line in memory.
+#[derive(Clone, Copy)]
+enum Ends<T> {
+    Split(Shared<T>, Shared<T>),
+    Line(Line<T>),
+}
+
+// SAFETY: as for `Shared`: `steps` reads the points of its source and
+// writes those of its destination each from one thread.
+unsafe impl<T> Send for Ends<T> {}
+// SAFETY: as for `Send`.
+unsafe impl<T> Sync for Ends<T> {}
+
+impl<T: Real> Ends<T> {
+    /// Reads points `i..i + re.len()` into `re`, `im`.
+    ///
+    /// # Safety
+    /// The points must lie in memory the call may read, which no thread
+    /// writes meanwhile.
+    #[inline(always)]
+    unsafe fn read(self, i: usize, re: &mut [T], im: &mut [T]) {
+        let len = re.len();
+        let im = &mut im[..len];
+        match self {
+            Ends::Split(r, m) => {
+                // SAFETY: the caller's.
+                unsafe {
+                    copy_run(re, std::slice::from_raw_parts(r.at(i), len));
+                    copy_run(im, std::slice::from_raw_parts(m.at(i), len));
+                }
+            }
+            Ends::Line(l) => {
+                let p = l.ptr.wrapping_offset(l.off + i as isize * l.step);
+                #[inline(always)]
+                fn run<T: Real>(p: *const T, step: isize, re: &mut [T], im: &mut [T]) {
+                    let im = &mut im[..re.len()];
+                    for t in 0..re.len() {
+                        let q = p.wrapping_offset(t as isize * step);
+                        // SAFETY: the caller's: point i + t of the line.
+                        unsafe { (re[t], im[t]) = (q.read_unaligned(), q.add(1).read_unaligned()) };
+                    }
+                }
+                // Points side by side, a loop of a known step.
+                if l.step == 2 {
+                    run(p, 2, re, im)
+                } else {
+                    run(p, l.step, re, im)
+                }
+            }
+        }
+    }
+
+    /// Asks the cache for point `i`: a hint, which reads nothing and never
+    /// faults, whatever `i`.
+    #[inline(always)]
+    fn prefetch(self, i: usize) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let (a, b) = match self {
+                Ends::Split(r, m) => (r.at(i), m.at(i)),
+                Ends::Line(l) => {
+                    let p = l.ptr.wrapping_offset(l.off + i as isize * l.step);
+                    (p, p)
+                }
+            };
+            // SAFETY: a prefetch is a hint that never faults.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(a as *const i8);
+                _mm_prefetch::<_MM_HINT_T0>(b as *const i8);
+            }
+        }
+    }
+
+    /// Writes `re`, `im` into points `i..i + re.len()`.
+    ///
+    /// # Safety
+    /// The points must lie in memory the call may write, which no other
+    /// thread reads or writes meanwhile.
+    #[inline(always)]
+    unsafe fn write(self, i: usize, re: &[T], im: &[T]) {
+        let len = re.len();
+        let im = &im[..len];
+        match self {
+            Ends::Split(r, m) => {
+                // SAFETY: the caller's.
+                unsafe {
+                    copy_run(std::slice::from_raw_parts_mut(r.at(i), len), re);
+                    copy_run(std::slice::from_raw_parts_mut(m.at(i), len), im);
+                }
+            }
+            Ends::Line(l) => {
+                let p = l.ptr.wrapping_offset(l.off + i as isize * l.step);
+                #[inline(always)]
+                fn run<T: Real>(p: *mut T, step: isize, re: &[T], im: &[T]) {
+                    let im = &im[..re.len()];
+                    for t in 0..re.len() {
+                        let q = p.wrapping_offset(t as isize * step);
+                        // SAFETY: the caller's: point i + t of the line.
+                        unsafe {
+                            q.write_unaligned(re[t]);
+                            q.add(1).write_unaligned(im[t]);
+                        }
+                    }
+                }
+                if l.step == 2 {
+                    run(p, 2, re, im)
+                } else {
+                    run(p, l.step, re, im)
+                }
+            }
+        }
+    }
+}
+
+/// Lanes each chunk of a step over sub-lines of `n` points of `T` takes
+/// into a thread's small buffers, where its passes run: a multiple of 16,
+/// and as many as fill half the L1 cache with the passes' four buffers,
+/// or all of `lanes`. The bits do not depend on it.
+fn chunk_of<T>(n: usize, lanes: usize) -> usize {
+    let fit = crate::contract::chain::caches().l1 / 2 / (4 * n * std::mem::size_of::<T>());
+    let c = (fit / 16 * 16).max(16);
+    if c >= lanes {
+        lanes
+    } else {
+        c
+    }
+}
+
+impl<T: Real> Split<T> {
+    fn run(&self, lanes: usize, w: &mut Work<T>) {
+        let len = self.n1 * self.n2 * lanes;
+        debug_assert!(w.ar.len() == len && w.ai.len() == len);
+        w.br.resize(len, T::ZERO);
+        w.bi.resize(len, T::ZERO);
+        let (sp, l) = (self, lanes);
+        widest!(<T>(sp: &Split<T>, l: usize, w: &mut Work<T>) { split_steps(sp, l, w) });
+        std::mem::swap(&mut w.ar, &mut w.br);
+        std::mem::swap(&mut w.ai, &mut w.bi);
+    }
+}
+
+/// [`Split::run`]'s steps from `w.ar`, `w.ai` into `w.br`, `w.bi`, a chunk
+/// of lanes at a time in `w.inner`, inlined whole into each compilation.
+#[inline(always)]
+fn split_steps<T: Real>(sp: &Split<T>, l: usize, w: &mut Work<T>) {
+    let (n1, n2) = (sp.n1, sp.n2);
+    let lw = w.inner.get_or_insert_with(Default::default);
+    // Step 1: lane λ = b + l j2 of n1 points at λ + l n2 j1, into lane
+    // b + l k1, point j2 of y, times e^(σ2πi j2 k1/n). A chunk of every
+    // lane takes the points where they lie.
+    let lanes1 = l * n2;
+    let chunk = chunk_of::<T>(n1, lanes1);
+    for c0 in (0..lanes1).step_by(chunk) {
+        let c = chunk.min(lanes1 - c0);
+        if c == lanes1 {
+            std::mem::swap(&mut lw.ar, &mut w.ar);
+            std::mem::swap(&mut lw.ai, &mut w.ai);
+        } else {
+            lw.ar.resize(n1 * c, T::ZERO);
+            lw.ai.resize(n1 * c, T::ZERO);
+            for j1 in 0..n1 {
+                let at = c0 + lanes1 * j1;
+                copy_run(&mut lw.ar[c * j1..c * j1 + c], &w.ar[at..at + c]);
+                copy_run(&mut lw.ai[c * j1..c * j1 + c], &w.ai[at..at + c]);
+            }
+        }
+        sp.first.run_here(c, lw);
+        let (yr, yi) = (&mut w.br[..], &mut w.bi[..]);
+        let (ar, ai) = (&lw.ar[..n1 * c], &lw.ai[..n1 * c]);
+        if l == 1 {
+            // Lanes j2 = c0 + cc: twiddles in place, then the transposed copy.
+            let (ar, ai) = (&mut lw.ar[..n1 * c], &mut lw.ai[..n1 * c]);
+            for k1 in 0..n1 {
+                let (tr, ti) = (&sp.twr[c0 + n2 * k1..c0 + n2 * k1 + c], &sp.twi[c0 + n2 * k1..c0 + n2 * k1 + c]);
+                let (vr, vi) = (&mut ar[c * k1..c * k1 + c], &mut ai[c * k1..c * k1 + c]);
+                for cc in 0..c {
+                    (vr[cc], vi[cc]) = cmul(vr[cc], vi[cc], tr[cc], ti[cc]);
+                }
+            }
+            for cc in 0..c {
+                let at = n1 * (c0 + cc);
+                let (zr, zi) = (&mut yr[at..at + n1], &mut yi[at..at + n1]);
+                for k1 in 0..n1 {
+                    zr[k1] = ar[cc + c * k1];
+                    zi[k1] = ai[cc + c * k1];
+                }
+            }
+        } else {
+            // Runs of the chunk's lanes that share a j2, lanes b0.. of it.
+            let mut cc = 0;
+            while cc < c {
+                let (b0, j2) = ((c0 + cc) % l, (c0 + cc) / l);
+                let run = (l - b0).min(c - cc);
+                for k1 in 0..n1 {
+                    let (tr, ti) = (sp.twr[j2 + n2 * k1], sp.twi[j2 + n2 * k1]);
+                    let at = b0 + l * (k1 + n1 * j2);
+                    let (zr, zi) = (&mut yr[at..at + run], &mut yi[at..at + run]);
+                    let from = cc + c * k1;
+                    let (vr, vi) = (&ar[from..from + run], &ai[from..from + run]);
+                    for t in 0..run {
+                        (zr[t], zi[t]) = cmul(vr[t], vi[t], tr, ti);
+                    }
+                }
+                cc += run;
+            }
+        }
+    }
+    // Step 2: lane λ = b + l k1 of n2 points at λ + l n1 j2, transformed
+    // where it lies: point k2 at λ + l n1 k2, the natural order.
+    let lanes2 = l * n1;
+    let chunk = chunk_of::<T>(n2, lanes2);
+    if chunk == lanes2 {
+        std::mem::swap(&mut lw.ar, &mut w.br);
+        std::mem::swap(&mut lw.ai, &mut w.bi);
+        sp.second.run_here(lanes2, lw);
+        std::mem::swap(&mut lw.ar, &mut w.br);
+        std::mem::swap(&mut lw.ai, &mut w.bi);
+        return;
+    }
+    let (yr, yi) = (&mut w.br[..], &mut w.bi[..]);
+    for c0 in (0..lanes2).step_by(chunk) {
+        let c = chunk.min(lanes2 - c0);
+        lw.ar.resize(n2 * c, T::ZERO);
+        lw.ai.resize(n2 * c, T::ZERO);
+        for j2 in 0..n2 {
+            let at = c0 + lanes2 * j2;
+            copy_run(&mut lw.ar[c * j2..c * j2 + c], &yr[at..at + c]);
+            copy_run(&mut lw.ai[c * j2..c * j2 + c], &yi[at..at + c]);
+        }
+        sp.second.run_here(c, lw);
+        for k2 in 0..n2 {
+            let at = c0 + lanes2 * k2;
+            copy_run(&mut yr[at..at + c], &lw.ar[c * k2..c * k2 + c]);
+            copy_run(&mut yi[at..at + c], &lw.ai[c * k2..c * k2 + c]);
+        }
     }
 }
 
@@ -325,8 +611,14 @@ impl<T: Real> Bluestein<T> {
 /// about 16 K points, and at least 16 lanes, so that each run the chunk
 /// reads or writes fills a cache line.
 fn chunk_lanes(n: usize, lanes: usize) -> usize {
-    (16384 / n).clamp(16, 64).min(lanes)
+    (16384 / n).clamp(64, MAX_CHUNK).min(lanes)
 }
+
+/// How many runs ahead Bailey's steps ask the cache for the runs they read.
+const PREFETCH: usize = 8;
+
+/// The most lanes in a chunk of Bailey's steps.
+const MAX_CHUNK: usize = 64;
 
 /// Copies a run of a few elements in blocks of 16 (a `memcpy` call for
 /// each short run costs more than its copy).
@@ -346,88 +638,122 @@ fn copy_run<T: Copy>(dst: &mut [T], src: &[T]) {
 impl<T: Real> Bailey<T> {
     /// One line in `w.ar`, `w.ai`, in place.
     fn run(&self, w: &mut Work<T>) {
-        let n = self.n1 * self.n2;
-        let (ar, ai) = (Shared(w.ar.as_mut_ptr()), Shared(w.ai.as_mut_ptr()));
-        // SAFETY (both): `i < n`, inside `w.ar`, `w.ai`; `steps` reads them
-        // all before it writes, and writes each point from one thread.
-        let read = |i: usize| unsafe { (*ar.at(i), *ai.at(i)) };
-        let write = |i: usize, r: T, m: T| unsafe {
-            *ar.at(i) = r;
-            *ai.at(i) = m;
-        };
-        debug_assert!(w.ar.len() == n && w.ai.len() == n);
-        self.steps(read, write);
+        debug_assert!(w.ar.len() == self.n1 * self.n2 && w.ai.len() == self.n1 * self.n2);
+        let ends = Ends::Split(Shared(w.ar.as_mut_ptr()), Shared(w.ai.as_mut_ptr()));
+        self.steps(ends, ends);
     }
 
-    /// The four steps from the points `read` gives, by index, to the
-    /// points `write` takes, over the threads. `read` is called only in the
-    /// first step and `write` only in the second, each point once, from one
-    /// thread. Each chunk of lanes of a step is gathered into a thread's own
-    /// buffers, transformed and scattered, so a chunk's bits do not depend
-    /// on its thread.
-    fn steps(&self, read: impl Fn(usize) -> (T, T) + Sync, write: impl Fn(usize, T, T) + Sync) {
+    /// The four steps from the points of `src` to those of `dst` (which
+    /// may be `src`), over the threads: `src` read only in the first step
+    /// and `dst` written only in the second, each point once, from one
+    /// thread. Each chunk of lanes of a step is gathered into a thread's
+    /// own buffers, transformed and scattered, so a chunk's bits do not
+    /// depend on its thread.
+    ///
+    /// The points of both must lie in memory the call may read (`src`)
+    /// and write (`dst`), which nothing else touches meanwhile.
+    fn steps(&self, src: Ends<T>, dst: Ends<T>) {
         let (n1, n2) = (self.n1, self.n2);
         let n = n1 * n2;
         let (mut zr, mut zi) = (vec![T::ZERO; n], vec![T::ZERO; n]);
-        let (br, bi) = (Shared(zr.as_mut_ptr()), Shared(zi.as_mut_ptr()));
-        // Step 1: lanes j2 < n2 of n1 points at j2 + n2 j1; into z at
-        // k1 + n1 j2, times the twiddle.
+        let z = (Shared(zr.as_mut_ptr()), Shared(zi.as_mut_ptr()));
         let c1 = chunk_lanes(n1, n2);
         each_chunk(n2.div_ceil(c1), |lw, chunk| {
-            let l0 = chunk * c1;
-            let c = c1.min(n2 - l0);
-            lw.ar.resize(n1 * c, T::ZERO);
-            lw.ai.resize(n1 * c, T::ZERO);
-            for j1 in 0..n1 {
-                for l in 0..c {
-                    (lw.ar[l + c * j1], lw.ai[l + c * j1]) = read(l0 + l + n2 * j1);
-                }
-            }
-            self.first.run(c, lw);
-            for l in 0..c {
-                let j2 = l0 + l;
-                let mut r = 0;
-                for k1 in 0..n1 {
-                    let (tr, ti) = self.twiddles.get(r);
-                    let (x, y) = cmul(lw.ar[l + c * k1], lw.ai[l + c * k1], tr, ti);
-                    let at = k1 + n1 * j2;
-                    // SAFETY: `at < n`, inside `zr`, `zi`; lane j2 is this
-                    // chunk's alone, so no other thread writes `at`.
-                    unsafe {
-                        *br.at(at) = x;
-                        *bi.at(at) = y;
-                    }
-                    r += j2;
-                    if r >= n {
-                        r -= n;
-                    }
-                }
-            }
+            let (b, l0) = (self, chunk * c1);
+            widest!(<T>(b: &Bailey<T>, src: Ends<T>, z: (Shared<T>, Shared<T>), lw: &mut Work<T>, l0: usize) {
+                bailey_first(b, src, z, lw, l0)
+            });
         });
-        // Step 2: lanes k1 < n1 of n2 points at k1 + n1 j2; written at
-        // k1 + n1 k2, the natural order.
         let c2 = chunk_lanes(n2, n1);
         each_chunk(n1.div_ceil(c2), |lw, chunk| {
-            let l0 = chunk * c2;
-            let c = c2.min(n1 - l0);
-            lw.ar.resize(n2 * c, T::ZERO);
-            lw.ai.resize(n2 * c, T::ZERO);
-            for j2 in 0..n2 {
-                let at = l0 + n1 * j2;
-                // SAFETY: `at + c <= n`, inside `zr`, `zi`, which no thread
-                // writes during this step.
-                unsafe {
-                    copy_run(&mut lw.ar[c * j2..c * j2 + c], std::slice::from_raw_parts(br.at(at), c));
-                    copy_run(&mut lw.ai[c * j2..c * j2 + c], std::slice::from_raw_parts(bi.at(at), c));
-                }
-            }
-            self.second.run(c, lw);
-            for k2 in 0..n2 {
-                for l in 0..c {
-                    write(l0 + l + n1 * k2, lw.ar[l + c * k2], lw.ai[l + c * k2]);
-                }
-            }
+            let (b, l0) = (self, chunk * c2);
+            widest!(<T>(b: &Bailey<T>, dst: Ends<T>, z: (Shared<T>, Shared<T>), lw: &mut Work<T>, l0: usize) {
+                bailey_second(b, dst, z, lw, l0)
+            });
         });
+    }
+}
+
+/// Bailey's first step for lanes j2 = l0.. of a chunk: n1 points at
+/// j2 + n2 j1 of `src`, transformed, times e^(σ2πi j2 k1/n), into `z` as
+/// the second step's chunks take them.
+#[inline(always)]
+fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, (zr, zi): (Shared<T>, Shared<T>), lw: &mut Work<T>, l0: usize) {
+    let (n1, n2) = (b.n1, b.n2);
+    let n = n1 * n2;
+    let c = chunk_lanes(n1, n2).min(n2 - l0);
+    lw.ar.resize(n1 * c, T::ZERO);
+    lw.ai.resize(n1 * c, T::ZERO);
+    for j1 in 0..n1 {
+        if j1 + PREFETCH < n1 {
+            src.prefetch(l0 + n2 * (j1 + PREFETCH));
+            src.prefetch(l0 + n2 * (j1 + PREFETCH) + c - 1);
+        }
+        // SAFETY: points l0 + n2 j1 .. + c < n of `src`, which `steps`'
+        // caller lets it read.
+        unsafe { src.read(l0 + n2 * j1, &mut lw.ar[c * j1..c * j1 + c], &mut lw.ai[c * j1..c * j1 + c]) };
+    }
+    b.first.exec(c, lw);
+    let (ar, ai) = (&mut lw.ar[..n1 * c], &mut lw.ai[..n1 * c]);
+    if let Some((twr, twi)) = &b.exact {
+        for k1 in 0..n1 {
+            let (vr, vi) = (&mut ar[c * k1..c * k1 + c], &mut ai[c * k1..c * k1 + c]);
+            let at = l0 + n2 * k1;
+            let (tr, ti) = (&twr[at..at + c], &twi[at..at + c]);
+            for l in 0..c {
+                (vr[l], vi[l]) = cmul(vr[l], vi[l], tr[l], ti[l]);
+            }
+        }
+    }
+    // Else r = j2 k1 mod n, kept for each lane as k1 steps.
+    let mut r = [0usize; MAX_CHUNK];
+    let r = &mut r[..c];
+    for k1 in (0..n1).filter(|_| b.exact.is_none()) {
+        let (vr, vi) = (&mut ar[c * k1..c * k1 + c], &mut ai[c * k1..c * k1 + c]);
+        for l in 0..c {
+            let (tr, ti) = b.twiddles.get(r[l]);
+            (vr[l], vi[l]) = cmul(vr[l], vi[l], tr, ti);
+            r[l] += l0 + l;
+            if r[l] >= n {
+                r[l] -= n;
+            }
+        }
+    }
+    // Into z by the second step's chunks: chunk k1 / c2 of width cb holds
+    // point j2 of its lane k1 at k1 mod c2 + cb j2, runs of cb here.
+    let c2 = chunk_lanes(n2, n1);
+    for k0 in (0..n1).step_by(c2) {
+        let cb = c2.min(n1 - k0);
+        for l in 0..c {
+            let at = k0 * n2 + cb * (l0 + l);
+            // SAFETY: `at + cb <= n`, inside `z`; lane l0 + l is this
+            // chunk's alone, so no other thread touches these points.
+            let (yr, yi) = unsafe { (std::slice::from_raw_parts_mut(zr.at(at), cb), std::slice::from_raw_parts_mut(zi.at(at), cb)) };
+            for t in 0..cb {
+                yr[t] = ar[l + c * (k0 + t)];
+                yi[t] = ai[l + c * (k0 + t)];
+            }
+        }
+    }
+}
+
+/// Bailey's second step for lanes k1 = l0.. of a chunk: its n2 points a
+/// lane, side by side in `z` from l0 n2 on, transformed, into `dst` at
+/// k1 + n1 k2.
+#[inline(always)]
+fn bailey_second<T: Real>(b: &Bailey<T>, dst: Ends<T>, (zr, zi): (Shared<T>, Shared<T>), lw: &mut Work<T>, l0: usize) {
+    let (n1, n2) = (b.n1, b.n2);
+    let c = chunk_lanes(n2, n1).min(n1 - l0);
+    lw.ar.resize(n2 * c, T::ZERO);
+    lw.ai.resize(n2 * c, T::ZERO);
+    // SAFETY: this chunk's c n2 points of `z`, from l0 n2 on, which no
+    // thread writes in this step.
+    unsafe { Ends::Split(zr, zi).read(l0 * n2, &mut lw.ar[..n2 * c], &mut lw.ai[..n2 * c]) };
+    b.second.exec(c, lw);
+    for k2 in 0..n2 {
+        // SAFETY: points l0 + n1 k2 .. + c < n of `dst`, which `steps`'
+        // caller lets it write; lanes l0.. are this chunk's alone.
+        unsafe { dst.write(l0 + n1 * k2, &lw.ar[c * k2..c * k2 + c], &lw.ai[c * k2..c * k2 + c]) };
     }
 }
 

@@ -95,6 +95,35 @@ impl Real for f64 {
     }
 }
 
+/// Runs `$body`, a call of `#[inline(always)]` code on the arguments
+/// `$arg: $ty`, compiled a second time with AVX-512 (F, VL, DQ, BW) on
+/// x86-64, that compilation taken where [`crate::core::isa::avx512`] says
+/// the CPU has it. Each step is an IEEE operation of one element, so both
+/// give the same bits. (A call through a closure or `FnOnce` is not
+/// inlined into the wider compilation; this calls the code directly.)
+macro_rules! widest {
+    (<$t:ident> ($($arg:ident: $ty:ty),*) $body:block) => {{
+        #[inline(always)]
+        fn body<$t: Real>($($arg: $ty),*) $body
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw")]
+        fn wide<$t: Real>($($arg: $ty),*) {
+            body::<$t>($($arg),*)
+        }
+        #[cfg(target_arch = "x86_64")]
+        if crate::core::isa::avx512() {
+            // SAFETY: `avx512()` detected every feature `wide` enables on
+            // the CPU that runs it.
+            unsafe { wide::<$t>($($arg),*) }
+        } else {
+            body::<$t>($($arg),*)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        body::<$t>($($arg),*)
+    }};
+}
+pub(super) use widest;
+
 /// The product of two complex numbers `(ar, ai) (br, bi)`, each part one
 /// product and one fused multiply-add.
 #[inline(always)]
