@@ -34,9 +34,9 @@ pub struct Coef<'a, T> {
 }
 
 impl<T: Scalar> Coef<'_, T> {
-    fn at(&self, k: usize, c: usize) -> T {
-        let x = self.f[k * self.ks + c * self.cs];
-        if self.conj { x.conj() } else { x }
+    /// `-x`, conjugated where `conj`: a packed value of F's element `x`.
+    fn neg(&self, x: T) -> T {
+        if self.conj { x.conj().neg() } else { x.neg() }
     }
 }
 
@@ -77,9 +77,17 @@ pub fn pack<T: Scalar>(f: Coef<T>, kn: usize, n: usize) -> Packed<T> {
         let slice = &mut data[k0 * np * mr..(k0 + kk) * np * mr];
         for (p, panel) in slice.chunks_mut(mr * kk).enumerate() {
             let cols = mr.min(n - p * mr);
-            for k in 0..kk {
-                for r in 0..cols {
-                    panel[k * mr + r] = f.at(k0 + k, p * mr + r).neg();
+            for r in 0..cols {
+                let at = (p * mr + r) * f.cs + k0 * f.ks;
+                if f.ks == 1 {
+                    // A column's depths lie one after the next.
+                    for (k, &x) in f.f[at..at + kk].iter().enumerate() {
+                        panel[k * mr + r] = f.neg(x);
+                    }
+                } else {
+                    for k in 0..kk {
+                        panel[k * mr + r] = f.neg(f.f[at + k * f.ks]);
+                    }
                 }
             }
         }
@@ -158,9 +166,19 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
     });
 }
 
-/// [`pack`] then [`sub_packed`]: for coefficients that do not lie in C's
-/// slice.
+/// [`pack`] then [`sub_packed`], for coefficients that do not lie in C's
+/// slice, by chunks of columns whose packed coefficients fill about half
+/// the L2 cache, so that a large F is not copied whole.
 #[allow(clippy::too_many_arguments)]
 pub fn sub_product<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: usize, f: Coef<T>, kn: usize, n: usize, par: bool) {
-    sub_packed(c, ldc, m, a, lda, &pack(f, kn, n), par);
+    if m == 0 || n == 0 || kn == 0 {
+        return;
+    }
+    let mr = T::micro(isa::avx512()).mr;
+    let chunk = ((caches().l2 / 2 / (kn * std::mem::size_of::<T>())) / mr).max(1) * mr;
+    for c0 in (0..n).step_by(chunk) {
+        let cn = chunk.min(n - c0);
+        let fc = Coef { f: &f.f[c0 * f.cs..], ..f };
+        sub_packed(&mut c[c0 * ldc..], ldc, m, a, lda, &pack(fc, kn, cn), par);
+    }
 }

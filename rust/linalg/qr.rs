@@ -71,24 +71,38 @@ fn reflector<T: Scalar>(x: &mut [T]) -> T {
     tau
 }
 
-/// Applies I - t v vᴴ to `col` from row `j` down, v's elements below its
-/// one in `v`: col -= v (t (vᴴ col)), vᴴ col added from the pivot's row.
-fn apply<T: Scalar>(v: &[T], t: T, col: &mut [T]) {
-    let mut s = col[0].neg();
-    for (c, vi) in col[1..].iter().zip(v) {
-        s = T::sub_mul(s, vi.conj(), *c);
-    }
-    let s = T::mul(t, s.neg());
-    col[0] = T::add(col[0], s.neg());
-    for (c, vi) in col[1..].iter_mut().zip(v) {
-        *c = T::sub_mul(*c, *vi, s);
-    }
-}
-
 /// Reflectors a block of a matrix of more than this many takes; a matrix
 /// of at most this many (min(m, n)) applies each reflector alone. The bits
 /// depend on it, on nothing else of the machine.
 pub const NB: usize = 32;
+
+/// Applies I - t v vᴴ to each column of `cols` (`m` rows a column) from
+/// row `j` down, v's elements below its one in `v`: col -= v (t (vᴴ col)),
+/// vᴴ col added from the pivot's row, eight columns at a time so that
+/// their dot products' chains overlap.
+fn apply_cols<T: Scalar>(v: &[T], t: T, cols: &mut [T], m: usize, j: usize) {
+    for group in cols.chunks_mut(8 * m) {
+        let g = group.len() / m;
+        let mut s = [T::zero(); 8];
+        for (c, x) in s.iter_mut().enumerate().take(g) {
+            *x = group[c * m + j].neg();
+        }
+        for (i, vi) in v.iter().enumerate() {
+            let vc = vi.conj();
+            for (c, x) in s.iter_mut().enumerate().take(g) {
+                *x = T::sub_mul(*x, vc, group[c * m + j + 1 + i]);
+            }
+        }
+        for (c, x) in s.iter().enumerate().take(g) {
+            let sc = T::mul(t, x.neg());
+            let col = &mut group[c * m + j..(c + 1) * m];
+            col[0] = T::add(col[0], sc.neg());
+            for (y, vi) in col[1..].iter_mut().zip(v) {
+                *y = T::sub_mul(*y, *vi, sc);
+            }
+        }
+    }
+}
 
 /// Factors the m × n column-major `w` in place: r on and above its
 /// diagonal, the reflectors' v below it, their τ into `taus` (min(m, n)).
@@ -105,10 +119,7 @@ pub fn factor<T: Scalar>(w: &mut [T], m: usize, n: usize, taus: &mut [T], par: b
             let col = &mut head[j * m + j..];
             let tau = reflector(col);
             taus[j] = tau;
-            let v = &col[1..];
-            for c in tail[..(last - j - 1) * m].chunks_mut(m) {
-                apply(v, tau.conj(), &mut c[j..]);
-            }
+            apply_cols(&col[1..], tau.conj(), &mut tail[..(last - j - 1) * m], m, j);
         }
         if last < n {
             let b = Block::new(w, m, j0, j1, taus);
@@ -205,9 +216,6 @@ pub fn form_q<T: Scalar>(w: &[T], m: usize, n: usize, taus: &[T], q: &mut [T], q
         return;
     }
     for j in (0..k).rev() {
-        let v = &w[j * m + j + 1..j * m + m];
-        for c in q[j * m..m * qc].chunks_mut(m) {
-            apply(v, taus[j], &mut c[j..]);
-        }
+        apply_cols(&w[j * m + j + 1..j * m + m], taus[j], &mut q[j * m..m * qc], m, j);
     }
 }

@@ -875,9 +875,39 @@ fn a_large_matrix_has_the_same_bits_on_1_and_3_threads() {
         let lu = lu_batch(&g, 1, n, n, Style::C).lu;
         let r = Routine::SolveTriangular { triangle: Triangle::Upper, adjoint: false, unit_diagonal: false };
         let x = solve_one(r, &a, &a, n, n, Style::C);
-        outs.push((l, lu, x));
+        let (q, rr) = qr_batch(&g, 1, n, n, n, Style::C);
+        outs.push((l, lu, x, q, rr));
     }
-    assert!(same_bits(&outs[0].0, &outs[1].0) && same_bits(&outs[0].1, &outs[1].1) && same_bits(&outs[0].2, &outs[1].2));
+    let (a, b) = (&outs[0], &outs[1]);
+    assert!(same_bits(&a.0, &b.0) && same_bits(&a.1, &b.1) && same_bits(&a.2, &b.2) && same_bits(&a.3, &b.3) && same_bits(&a.4, &b.4));
+}
+
+/// A large matrix's results on the crate's baseline instructions (AVX2's
+/// microkernels, of other tiles) and on the widest the CPU has, bit for bit.
+#[test]
+fn a_large_matrix_has_the_same_bits_on_every_instruction_set() {
+    fn go<T: Scalar>(n: usize) {
+        let a = definite::<T>(&mut Rng(37), Kind::Random, n);
+        let g = c_order(&general::<T>(&mut Rng(41), Kind::Random, n, n), n, n);
+        let mut outs = vec![];
+        crate::core::pool::set_threads(1).unwrap();
+        for baseline in [true, false] {
+            crate::core::isa::baseline_here(baseline);
+            let l = cholesky_one(&a, n, Triangle::Lower, Style::C);
+            let lu = lu_batch(&g, 1, n, n, Style::C).lu;
+            let r = Routine::SolveTriangular { triangle: Triangle::Lower, adjoint: true, unit_diagonal: false };
+            let x = solve_one(r, &a, &g, n, n, Style::C);
+            let (q, rr) = qr_batch(&g, 1, n, n, n, Style::Transposed);
+            outs.push([l, lu, x, q, rr]);
+        }
+        crate::core::isa::baseline_here(false);
+        for (x, y) in outs[0].iter().zip(&outs[1]) {
+            assert!(same_bits(x, y), "{:?}", T::DTYPE);
+        }
+    }
+    go::<f64>(150);
+    go::<f32>(150);
+    go::<C64>(90);
 }
 
 // ---------------------------------------------------------------- refusals
