@@ -111,6 +111,10 @@ def calls_per_sample(time_k, s: Settings) -> int:
     start, best, n = time.perf_counter(), math.inf, 0
     while n < 3 or time.perf_counter() - start < s.warmup_s:
         best, n = min(best, time_k(1)), n + 1
+    k = 1
+    while best <= 0:  # one call below the clock's resolution: time batches
+        k *= 10
+        best = time_k(k)
     return max(1, math.ceil(s.sample_s / best))
 
 

@@ -23,7 +23,7 @@ CSV_HEADER = ["case", "dtype", "shape", "threads", "nx_median_s", "peer", "peer_
 # tenth of a second after a call (measured: 25-50 ms of CPU within 200 ms of
 # a 2-thread matmul), and a sample of ours started meanwhile shares a core
 # with them. Ours sleep at once, so waiting after the peer's alone suffices.
-SETTLE_S = 0.15
+SETTLE_S = 0.1
 
 BUSY = 0.25  # cores of other work past which a row is marked
 
