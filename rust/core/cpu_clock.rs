@@ -19,3 +19,16 @@ pub fn thread_cpu_s() -> f64 {
     assert_eq!(rc, 0, "clock_gettime");
     t.sec as f64 + t.nsec as f64 * 1e-9
 }
+
+/// The least wall-clock time of `runs` runs of `f`, in milliseconds, for
+/// the Rust-only timings.
+#[cfg(test)]
+pub fn best_wall_ms(runs: usize, mut f: impl FnMut()) -> f64 {
+    (0..runs)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            f();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .fold(f64::INFINITY, f64::min)
+}

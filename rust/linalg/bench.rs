@@ -47,14 +47,8 @@ fn time<T: Scalar>(routine: Routine, shape: &[usize], dsts: &[Vec<usize>], opera
 }
 
 /// The best of three runs of `f`, in milliseconds.
-fn best(mut f: impl FnMut()) -> f64 {
-    (0..3)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .fold(f64::INFINITY, f64::min)
+fn best(f: impl FnMut()) -> f64 {
+    crate::core::cpu_clock::best_wall_ms(3, f)
 }
 
 #[test]

@@ -25,14 +25,8 @@ fn view(buf: &mut [u64], d: Dtype, shape: &[usize]) -> View {
 }
 
 /// The best of five runs of `f`, in milliseconds.
-fn best(mut f: impl FnMut()) -> f64 {
-    (0..5)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .fold(f64::INFINITY, f64::min)
+fn best(f: impl FnMut()) -> f64 {
+    crate::core::cpu_clock::best_wall_ms(5, f)
 }
 
 /// The median of seven runs of `f` after one more, in milliseconds: the
