@@ -1,6 +1,14 @@
 //! gather: each element of the destination read from the source at a
 //! position along one axis that an int64 array holds, the element of zero
 //! bits where the position lies outside the axis.
+//!
+//! Single elements are gathered by one tight loop a run, compiled apart
+//! for runs whose destination and positions step 1 along a source read
+//! at one place (the contiguous `take` of a vector); each element's source
+//! is prefetched [`AHEAD`] elements before it is read where the source
+//! exceeds the host's largest cache ([`super::scatter::largest_cache`]),
+//! and not otherwise: a prefetch waits for its address's translation,
+//! which costs more than it saves where the source is in the cache.
 
 use super::slot::{copy_run, fence, prefetch, streams, Slot};
 use super::walk::{at, bounds, dense, last_stride, parts, runs};
@@ -16,6 +24,9 @@ pub struct Gather {
     dst: View,
     idx: View,
     x: View,
+    /// Whether the source exceeds the host's largest cache, so that single
+    /// elements are prefetched ahead of their reads.
+    far: bool,
 }
 
 /// Checks `gather ~axis ~dst idx x`: `idx` int64 of `dst`'s shape, `x` of
@@ -35,7 +46,7 @@ pub fn plan(axis: usize, dst: View, idx: View, x: View) -> Result<Gather, String
         return Err(format!("the source has shape {xs:?}, the destination {ds:?}: they differ off axis {axis}"));
     }
     check_dst(&dst, &[("positions", &idx), ("source", &x)])?;
-    Ok(Gather { axis, dst, idx, x })
+    Ok(Gather { axis, dst, idx, x, far: false }.on_cache(super::scatter::largest_cache()))
 }
 
 /// Elements a gather of single elements reads ahead of the one it copies,
@@ -50,7 +61,80 @@ const ROWS_AHEAD: usize = 8;
 /// prefetcher follows the row.
 const ROW_PREFETCH: usize = 512;
 
+/// What a run of single elements reads and writes: the buffers, the
+/// steps of the destination, positions and source along the run, the
+/// source's step along the gathered axis and that axis's extent. Passed
+/// by value into [`Steps::run`], so that its loop keeps them in registers.
+#[derive(Clone, Copy)]
+struct Steps {
+    db: *mut u8,
+    ib: *const u8,
+    xb: *const u8,
+    sd: isize,
+    si: isize,
+    sx: isize,
+    sa: isize,
+    n: u64,
+}
+
+impl Steps {
+    /// Gathers `len` elements: element `k` of the destination, at element
+    /// index `od + k sd`, from the source at `ox + k sx + p sa`, `p` the
+    /// position at `oi + k si`, or the element of zero bits where `p`
+    /// lies outside `0..n`; where `PF`, the source [`AHEAD`] elements on
+    /// prefetched.
+    ///
+    /// # Safety
+    /// Every position and destination element lies in its checked layout,
+    /// and so does the source element at each position inside `0..n`; the
+    /// destination is apart from the operands and no other thread writes
+    /// these elements.
+    #[inline(always)]
+    unsafe fn run<S: Slot, const PF: bool>(self, od: isize, oi: isize, ox: isize, len: isize) {
+        let Steps { db, ib, xb, sd, si, sx, sa, n } = self;
+        for k in 0..len {
+            if PF && k + AHEAD < len {
+                // SAFETY: the position lies in idx's checked layout.
+                let q = unsafe { <u64 as Slot>::get(ib, oi + (k + AHEAD) * si) };
+                if q < n {
+                    prefetch(S::addr(xb, ox + (k + AHEAD) * sx + q as isize * sa));
+                }
+            }
+            // SAFETY: as this function's contract.
+            unsafe {
+                let p = <u64 as Slot>::get(ib, oi + k * si);
+                let v = if p < n { S::get(xb, ox + k * sx + p as isize * sa) } else { S::ZERO };
+                S::put(db, od + k * sd, v);
+            }
+        }
+    }
+
+    /// [`Steps::run`], compiled apart where the destination and positions
+    /// step 1 and the source does not move along the run (constant steps,
+    /// which the compiler folds in).
+    ///
+    /// # Safety
+    /// As [`Steps::run`].
+    #[inline(always)]
+    unsafe fn run_any<S: Slot, const PF: bool>(self, od: isize, oi: isize, ox: isize, len: isize) {
+        if (self.sd, self.si, self.sx) == (1, 1, 0) {
+            // SAFETY: as this function's contract, the steps unchanged.
+            unsafe { Steps { sd: 1, si: 1, sx: 0, ..self }.run::<S, PF>(od, oi, ox, len) }
+        } else {
+            // SAFETY: as this function's contract.
+            unsafe { self.run::<S, PF>(od, oi, ox, len) }
+        }
+    }
+}
+
 impl Gather {
+    /// The call with single elements prefetched where its source exceeds
+    /// `cache` bytes ([`plan`] takes the host's largest cache).
+    pub fn on_cache(self, cache: usize) -> Gather {
+        let far = self.x.layout.size().saturating_mul(self.x.layout.dtype.bits()) / 8 > cache;
+        Gather { far, ..self }
+    }
+
     /// The elements of a row, where the gather copies whole rows: the axes
     /// after the gathered one hold a row's elements one after the other
     /// in both the destination and the source, the positions step 0 along
@@ -117,15 +201,21 @@ impl Gather {
     }
 
     /// Gathers the destination's C-order positions `lo..hi`, element by
-    /// element, the source [`AHEAD`] elements on along a run prefetched.
+    /// element, a run at a time ([`Steps::run`]), the source prefetched
+    /// where it exceeds the cache.
     fn part<S: Slot>(&self, lo: usize, hi: usize) {
         let (d, i, x) = (&self.dst.layout, &self.idx.layout, &self.x.layout);
-        let (db, ib, xb) = (self.dst.memory.base, self.idx.memory.base, self.x.memory.base);
-        let n = x.shape[self.axis] as u64;
-        let sa = x.strides[self.axis];
         let last = d.shape.len() - 1;
-        let (sd, si) = (last_stride(d), last_stride(i));
-        let sx = if self.axis == last { 0 } else { last_stride(x) };
+        let steps = Steps {
+            db: self.dst.memory.base,
+            ib: self.idx.memory.base,
+            xb: self.x.memory.base,
+            sd: last_stride(d),
+            si: last_stride(i),
+            sx: if self.axis == last { 0 } else { last_stride(x) },
+            sa: x.strides[self.axis],
+            n: x.shape[self.axis] as u64,
+        };
         let mut xi = Vec::with_capacity(last + 1);
         runs(&d.shape, lo, hi, |idx, k0, k1| {
             xi.clear();
@@ -133,21 +223,14 @@ impl Gather {
             xi[self.axis] = 0;
             let (od, oi, ox) = (at(d, idx), at(i, idx), at(x, &xi));
             let len = (k1 - k0) as isize;
-            for k in 0..len {
-                if k + AHEAD < len {
-                    // SAFETY: the position lies in idx's checked layout.
-                    let q = unsafe { <u64 as Slot>::get(ib, oi + (k + AHEAD) * si) };
-                    if q < n {
-                        prefetch(S::addr(xb, ox + (k + AHEAD) * sx + q as isize * sa));
-                    }
-                }
-                // SAFETY: every element lies in its checked layout, the
-                // source's at a position inside its axis; dst is apart
-                // from the operands (plan) and this part alone writes it.
-                unsafe {
-                    let p = <u64 as Slot>::get(ib, oi + k * si);
-                    let v = if p < n { S::get(xb, ox + k * sx + p as isize * sa) } else { S::ZERO };
-                    S::put(db, od + k * sd, v);
+            // SAFETY: every element of the run lies in its checked layout,
+            // the source's at a position inside its axis; dst is apart
+            // from the operands (plan) and this part alone writes it.
+            unsafe {
+                if self.far {
+                    steps.run_any::<S, true>(od, oi, ox, len)
+                } else {
+                    steps.run_any::<S, false>(od, oi, ox, len)
                 }
             }
         });

@@ -21,10 +21,16 @@
 //!   gives the bits a sort would.
 //!
 //! [`Strategy::ByTarget`] is taken where the slices are fewer than the
-//! threads and, for Set, there are at least 2^16 updates; for the other
-//! combines, where there are at least 2^16 updates (any number for a
-//! narrow float) and the slices' targets, in their dtype (float32 for a
-//! narrow float), exceed the host's largest cache ([`largest_cache`]).
+//! threads, there are at least 2^16 updates (any number for a narrow
+//! float) and the slices' targets, in their dtype (float32 for a narrow
+//! float), exceed the host's largest cache ([`largest_cache`]): targets
+//! that fit it are combined faster by one thread than by several each
+//! reading every position.
+//!
+//! Where the slices' targets exceed the largest cache, each update's
+//! target is prefetched [`AHEAD`] updates before it is combined, so that
+//! the misses overlap; where they fit it, the prefetches only cost (a
+//! prefetch waits for its address's translation).
 //!
 //! A narrow float's Add summing each slice on one thread keeps a float32
 //! sum for each target, and a byte that says whether the target has one
@@ -123,6 +129,9 @@ pub struct Scatter {
     in_place: bool,
     strategy: Strategy,
     threads: usize,
+    /// Whether the slices' targets exceed the host's largest cache, so
+    /// that each target is prefetched ahead of its update.
+    far: bool,
 }
 
 /// Whether two views are the same elements of the same memory.
@@ -168,7 +177,7 @@ pub fn plan(c: Combine, unique: bool, axis: usize, dst: View, into: View, idx: V
     if !in_place && dst.overlaps(&into) {
         return Err("the destination overlaps into without being it".into());
     }
-    let call = Scatter { combine: c, unique, axis, dst, into, idx, upd, in_place, strategy: Strategy::PerSlice, threads: 1 };
+    let call = Scatter { combine: c, unique, axis, dst, into, idx, upd, in_place, strategy: Strategy::PerSlice, threads: 1, far: false };
     Ok(call.on(Host::current()))
 }
 
@@ -187,24 +196,22 @@ struct Slice {
 
 impl Scatter {
     /// The call with its strategy chosen for `host`: each slice's targets
-    /// split among the threads where the slices are fewer than them, for
-    /// Set from 2^16 updates on, for the others where the slices' targets
-    /// exceed the host's largest cache, from 2^16 updates on or for a
-    /// narrow float any number of them.
+    /// split among the threads where the slices are fewer than them and
+    /// their targets exceed the host's largest cache, from 2^16 updates on
+    /// or for a narrow float any number of them; targets prefetched where
+    /// they exceed it in their dtype.
     pub fn on(self, host: Host) -> Scatter {
         let ds = &self.dst.layout.shape;
         let d = self.dst.layout.dtype;
         let m = self.upd.layout.size();
         let slices: usize = self.slice_shape().iter().product();
         let narrow = d.is_narrow_float();
+        let targets = slices.saturating_mul(ds[self.axis]);
         let width = if narrow { 4 } else { d.bits().div_ceil(8) };
-        let big = slices.saturating_mul(ds[self.axis]).saturating_mul(width) > host.cache;
-        let split = match self.combine {
-            Combine::Set => m >= 1 << 16,
-            _ => (narrow || m >= 1 << 16) && big,
-        };
-        let strategy = if slices < host.threads && split { Strategy::ByTarget } else { Strategy::PerSlice };
-        Scatter { strategy, threads: host.threads, ..self }
+        let big = targets.saturating_mul(width) > host.cache;
+        let far = targets.saturating_mul(d.bits()) / 8 > host.cache;
+        let strategy = if slices < host.threads && (narrow || m >= 1 << 16) && big { Strategy::ByTarget } else { Strategy::PerSlice };
+        Scatter { strategy, threads: host.threads, far, ..self }
     }
 
     /// The strategy the call takes.
@@ -240,10 +247,12 @@ impl Scatter {
 
     /// Calls `f(p, target, update)` for each update of slice `s` whose
     /// position `p` lies in `lo..hi`, with the element indices of its
-    /// target and of itself, in order along the axis.
-    /// The target of each update [`AHEAD`] on is prefetched.
-    #[inline]
-    fn each(&self, s: Slice, lo: usize, hi: usize, mut f: impl FnMut(usize, isize, isize)) {
+    /// target and of itself, in order along the axis; where `PF`, the
+    /// target of each update [`AHEAD`] on is prefetched. `f` should hold
+    /// what it reads by value (a `move` closure of locals): a reference it
+    /// holds would be read again after each write through a pointer.
+    #[inline(always)]
+    fn each<const PF: bool>(&self, s: Slice, lo: usize, hi: usize, mut f: impl FnMut(usize, isize, isize)) {
         let a = self.axis;
         let (si, su, sd) = (self.idx.layout.strides[a], self.upd.layout.strides[a], self.dst.layout.strides[a]);
         let (ib, db) = (self.idx.memory.base, self.dst.memory.base as *const u8);
@@ -251,7 +260,7 @@ impl Scatter {
         let (lo, hi) = (lo as u64, hi as u64);
         let m = self.upd.layout.shape[a] as isize;
         for k in 0..m {
-            if k + AHEAD < m {
+            if PF && k + AHEAD < m {
                 // SAFETY: the position lies in the positions' checked layout.
                 let q = unsafe { <u64 as Slot>::get(ib, s.i + (k + AHEAD) * si) };
                 if q >= lo && q < hi {
@@ -267,8 +276,18 @@ impl Scatter {
     }
 
     /// Combines the updates of slices `s0..s1` whose positions lie in
-    /// `lo..hi` into the destination.
+    /// `lo..hi` into the destination, their targets prefetched where the
+    /// call's exceed the cache.
     fn part(&self, s0: usize, s1: usize, lo: usize, hi: usize) {
+        if self.far {
+            self.part_of::<true>(s0, s1, lo, hi)
+        } else {
+            self.part_of::<false>(s0, s1, lo, hi)
+        }
+    }
+
+    /// [`Scatter::part`], the targets prefetched where `PF`.
+    fn part_of<const PF: bool>(&self, s0: usize, s1: usize, lo: usize, hi: usize) {
         let (db, ub) = (self.dst.memory.base, self.upd.memory.base as *const u8);
         let d = self.dst.layout.dtype;
         // SAFETY (for the closures below): each target and update lies in
@@ -278,15 +297,16 @@ impl Scatter {
         // slices, which no other slice's updates reach.
         if self.combine == Combine::Set {
             crate::with_slot!(d.bits(), S => self.slices(s0, s1, |s| {
-                self.each(s, lo, hi, |_, t, u| unsafe { S::put(db, t, S::get(ub, u)) })
+                let (db, ub) = (db, ub);
+                self.each::<PF>(s, lo, hi, move |_, t, u| unsafe { S::put(db, t, S::get(ub, u)) })
             }));
             return;
         }
         if let (Combine::Add, Some(f), false) = (self.combine, Narrow::of(d), self.unique) {
             match f.bits() {
-                4 => narrow_add(&Narrowed::<Packed<4>>::new(f), self, s0, s1, lo, hi),
-                8 => narrow_add(&Narrowed::<u8>::new(f), self, s0, s1, lo, hi),
-                _ => narrow_add(&Narrowed::<u16>::new(f), self, s0, s1, lo, hi),
+                4 => narrow_add::<_, PF>(&Narrowed::<Packed<4>>::new(f), self, s0, s1, lo, hi),
+                8 => narrow_add::<_, PF>(&Narrowed::<u8>::new(f), self, s0, s1, lo, hi),
+                _ => narrow_add::<_, PF>(&Narrowed::<u16>::new(f), self, s0, s1, lo, hi),
             }
             return;
         }
@@ -294,7 +314,8 @@ impl Scatter {
         macro_rules! combine {
             ($n:ident, $op:path) => {
                 self.slices(s0, s1, |s| {
-                    self.each(s, lo, hi, |_, t, u| unsafe { $n.put(db, t, $op($n.get(db, t), $n.get(ub, u))) })
+                    let (db, ub, n) = (db, ub, $n);
+                    self.each::<PF>(s, lo, hi, move |_, t, u| unsafe { n.put(db, t, $op(n.get(db, t), n.get(ub, u))) })
                 })
             };
         }
@@ -308,13 +329,13 @@ impl Scatter {
 
 /// A narrow float's Add over slices `s0..s1` and positions `lo..hi`: each
 /// target's sum in float32 from the target, rounded once into its dtype.
-fn narrow_add<N: Num<R = f32>>(n: &N, sc: &Scatter, s0: usize, s1: usize, lo: usize, hi: usize) {
+fn narrow_add<N: Num<R = f32>, const PF: bool>(n: &N, sc: &Scatter, s0: usize, s1: usize, lo: usize, hi: usize) {
     let (db, ub) = (sc.dst.memory.base, sc.upd.memory.base as *const u8);
     let sd = sc.dst.layout.strides[sc.axis];
     let mut sums = vec![0f32; hi - lo];
     let mut has = vec![false; hi - lo];
     sc.slices(s0, s1, |s| {
-        sc.each(s, lo, hi, |p, t, u| {
+        sc.each::<PF>(s, lo, hi, |p, t, u| {
             let q = p - lo;
             // SAFETY: as in `Scatter::part`.
             unsafe {

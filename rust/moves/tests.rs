@@ -264,10 +264,49 @@ fn gather_matches_the_reference() {
                         })
                         .collect();
                     let expect = dst.with(&want);
-                    gather::plan(axis, dst.view(), idx.view(), x.view()).unwrap().run().unwrap();
-                    assert_eq!(dst.buf, expect, "{} {shape:?} axis {axis} from {xs:?}", d.name());
+                    // Sources on both sides of the cache: prefetched or not.
+                    let cache = if rng.coin() { 0 } else { usize::MAX };
+                    gather::plan(axis, dst.view(), idx.view(), x.view()).unwrap().on_cache(cache).run().unwrap();
+                    assert_eq!(dst.buf, expect, "{} {shape:?} axis {axis} from {xs:?} cache {cache}", d.name());
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn contiguous_take_matches_the_reference_on_1_and_3_threads() {
+    // The loop compiled for a destination and positions of step 1 out of a
+    // vector (take): long enough to prefetch and to split among threads,
+    // positions inside and outside the source (negative, past its end,
+    // int64 extremes), the source prefetched or not; then a reversed
+    // source and a destination at an offset, which take the general loop.
+    let mut rng = Rng(15);
+    for d in Dtype::ALL {
+        let (n, m) = (3000, 70_000);
+        let mut x = Arr::new(d, &[n], false, &mut rng);
+        x.relayout(Layout::contiguous(d, &[n]), &mut rng);
+        let pos: Vec<i64> = (0..m).map(|_| random_position(n, &mut rng)).collect();
+        let mut idx = Arr { buf: pos.iter().map(|&p| p as u64).collect(), layout: Layout::contiguous(Dtype::Int64, &[m]) };
+        for flip in [false, true] {
+            if flip {
+                x.relayout(Layout { strides: vec![-1], offset: n - 1, ..Layout::contiguous(d, &[n]) }, &mut rng);
+            }
+            let xv = x.values();
+            let want: Vec<u128> = pos.iter().map(|&p| usize::try_from(p).ok().filter(|&q| q < n).map_or(0, |q| xv[q])).collect();
+            let mut outs = Vec::new();
+            for threads in [1, 3] {
+                for cache in [0, usize::MAX] {
+                    pool::set_threads(threads).unwrap();
+                    let mut dst = Arr::new(d, &[m], false, &mut rng);
+                    dst.relayout(Layout { offset: if flip { 1 } else { 0 }, ..Layout::contiguous(d, &[m]) }, &mut rng);
+                    let expect = dst.with(&want);
+                    gather::plan(0, dst.view(), idx.view(), x.view()).unwrap().on_cache(cache).run().unwrap();
+                    assert!(dst.buf == expect, "{} flip {flip} threads {threads} cache {cache}", d.name());
+                    outs.push(dst.values());
+                }
+            }
+            assert!(outs.windows(2).all(|w| w[0] == w[1]), "{}: threads or caches differ", d.name());
         }
     }
 }
@@ -633,17 +672,25 @@ fn scatter_narrow_add_keeps_every_sum_over_chunks_of_updates() {
 }
 
 #[test]
-fn scatter_set_splits_targets_among_threads_from_2_16_updates() {
-    // Set takes the last update in C order whatever the cache, each
-    // thread storing those of its range of targets.
+fn scatter_set_splits_targets_among_threads_past_the_cache_from_2_16_updates() {
+    // Set takes the last update in C order whatever the strategy, each
+    // thread storing those of its range of targets where they exceed the
+    // cache (their targets then prefetched), one thread storing them all
+    // where they fit it.
     let mut rng = Rng(13);
     for d in [Dtype::Float32, Dtype::Int4, Dtype::Complex128] {
-        for (m, want) in [(1 << 16, Strategy::ByTarget), ((1 << 16) - 1, Strategy::PerSlice)] {
-            let mut k = scatter_case_of(Combine::Set, false, d, &[1000], 0, m, rng.coin(), false, &mut rng);
-            pool::set_threads(3).unwrap();
-            let s = run_scatter(Host { threads: 3, cache: usize::MAX }, Combine::Set, false, &mut k);
-            assert_eq!(s, want);
-            check_scatter(Combine::Set, &mut k, &format!("{} Set of {m}", d.name()));
+        for (m, cache, want) in [
+            (1 << 16, 0, Strategy::ByTarget),
+            ((1 << 16) - 1, 0, Strategy::PerSlice),
+            (1 << 16, usize::MAX, Strategy::PerSlice),
+        ] {
+            for threads in [1, 3] {
+                let mut k = scatter_case_of(Combine::Set, false, d, &[1000], 0, m, rng.coin(), false, &mut rng);
+                pool::set_threads(threads).unwrap();
+                let s = run_scatter(Host { threads, cache }, Combine::Set, false, &mut k);
+                assert_eq!(s, if threads == 1 { Strategy::PerSlice } else { want });
+                check_scatter(Combine::Set, &mut k, &format!("{} Set of {m} cache {cache} threads {threads}", d.name()));
+            }
         }
     }
 }
