@@ -7,8 +7,8 @@
 //! at one place (the contiguous `take` of a vector); each element's source
 //! is prefetched [`AHEAD`] elements before it is read where the source
 //! exceeds the host's largest cache ([`super::scatter::largest_cache`]),
-//! and not otherwise: a prefetch waits for its address's translation,
-//! which costs more than it saves where the source is in the cache.
+//! and not otherwise: where the source is in the cache the prefetches
+//! were measured to cost more than they save.
 
 use super::slot::{copy_run, fence, prefetch, streams, Slot};
 use super::walk::{at, bounds, dense, last_stride, parts, runs};
