@@ -89,25 +89,25 @@ fn time_moves() {
     }
     if want("scatter_set") {
         for (n, m) in [(10_000_000, 1_000_000), (1_000_000, 100_000)] {
-        let step = (n / m) as u64;
-        let mut into: Vec<u64> = (0..n / 2).map(|_| splitmix(&mut s)).collect();
-        let mut upd: Vec<u64> = (0..m / 2).map(|_| splitmix(&mut s)).collect();
-        let mut pos: Vec<u64> = (0..m as u64).map(|i| i * step + splitmix(&mut s) % step).collect();
-        report(&format!("scatter_set {m} unique into {n}, in place"), &mut || {
-            let (d, p, u) = (view(&mut into, Dtype::Float32, &[n]), view(&mut pos, Dtype::Int64, &[m]), view(&mut upd, Dtype::Float32, &[m]));
-            scatter::plan(Combine::Set, true, 0, d.clone(), d, p, u).unwrap().run().unwrap()
-        });
+            let step = (n / m) as u64;
+            let mut into: Vec<u64> = (0..n / 2).map(|_| splitmix(&mut s)).collect();
+            let mut upd: Vec<u64> = (0..m / 2).map(|_| splitmix(&mut s)).collect();
+            let mut pos: Vec<u64> = (0..m as u64).map(|i| i * step + splitmix(&mut s) % step).collect();
+            report(&format!("scatter_set {m} unique into {n}, in place"), &mut || {
+                let (d, p, u) = (view(&mut into, Dtype::Float32, &[n]), view(&mut pos, Dtype::Int64, &[m]), view(&mut upd, Dtype::Float32, &[m]));
+                scatter::plan(Combine::Set, true, 0, d.clone(), d, p, u).unwrap().run().unwrap()
+            });
         }
     }
     if want("scatter_add") {
         for (n, m) in [(1_000_000, 10_000_000), (100_000, 1_000_000)] {
-        let mut into: Vec<u64> = (0..n / 2).map(|_| 0x3f80_0000_3f80_0000).collect();
-        let mut upd: Vec<u64> = (0..m / 2).map(|_| 0x3f80_0000_3f80_0000).collect();
-        let mut pos: Vec<u64> = (0..m).map(|_| splitmix(&mut s) % n as u64).collect();
-        report(&format!("scatter_add {m} into {n}, in place"), &mut || {
-            let (d, p, u) = (view(&mut into, Dtype::Float32, &[n]), view(&mut pos, Dtype::Int64, &[m]), view(&mut upd, Dtype::Float32, &[m]));
-            scatter::plan(Combine::Add, false, 0, d.clone(), d, p, u).unwrap().run().unwrap()
-        });
+            let mut into: Vec<u64> = (0..n / 2).map(|_| 0x3f80_0000_3f80_0000).collect();
+            let mut upd: Vec<u64> = (0..m / 2).map(|_| 0x3f80_0000_3f80_0000).collect();
+            let mut pos: Vec<u64> = (0..m).map(|_| splitmix(&mut s) % n as u64).collect();
+            report(&format!("scatter_add {m} into {n}, in place"), &mut || {
+                let (d, p, u) = (view(&mut into, Dtype::Float32, &[n]), view(&mut pos, Dtype::Int64, &[m]), view(&mut upd, Dtype::Float32, &[m]));
+                scatter::plan(Combine::Add, false, 0, d.clone(), d, p, u).unwrap().run().unwrap()
+            });
         }
     }
     if want("ranges") {
