@@ -101,6 +101,43 @@ impl Mats {
         }
     }
 
+    /// Reads matrices `b0..b0 + L` into the lanes of `dst` (column-major,
+    /// leading dimension `self.rows`), lane `l` matrix `b0 + l`; the lanes
+    /// past the batch's last matrix take `b0`'s values.
+    pub fn read_lanes<T: Scalar, const L: usize>(&self, b0: usize, dst: &mut [[T; L]]) {
+        debug_assert_eq!(T::DTYPE, self.dtype);
+        let (m, n) = (self.rows, self.cols);
+        assert!(dst.len() >= m * n && b0 < self.count());
+        let p = self.base.base as *const T;
+        for l in 0..L {
+            let s = self.start(if b0 + l < self.count() { b0 + l } else { b0 });
+            for j in 0..n {
+                for i in 0..m {
+                    // SAFETY: as in `read`.
+                    dst[i + j * m][l] = unsafe { p.offset(s + i as isize * self.rs + j as isize * self.cs).read_unaligned() };
+                }
+            }
+        }
+    }
+
+    /// Writes lane `l` of `src` (column-major, leading dimension
+    /// `self.rows`) into matrix `b0 + l`, for those of the batch.
+    pub fn write_lanes<T: Scalar, const L: usize>(&self, b0: usize, src: &[[T; L]]) {
+        debug_assert_eq!(T::DTYPE, self.dtype);
+        let (m, n) = (self.rows, self.cols);
+        assert!(src.len() >= m * n);
+        let p = self.base.base as *mut T;
+        for l in 0..L.min(self.count().saturating_sub(b0)) {
+            let s = self.start(b0 + l);
+            for j in 0..n {
+                for i in 0..m {
+                    // SAFETY: as in `write`.
+                    unsafe { p.offset(s + i as isize * self.rs + j as isize * self.cs).write_unaligned(src[i + j * m][l]) };
+                }
+            }
+        }
+    }
+
     /// Writes int64 values `src` into vector `b` (a view with `tail` 1).
     pub fn write_index(&self, b: usize, src: &[i64]) {
         debug_assert_eq!(self.dtype, Dtype::Int64);
