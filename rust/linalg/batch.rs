@@ -109,12 +109,13 @@ impl Mats {
         let (m, n) = (self.rows, self.cols);
         assert!(dst.len() >= m * n && b0 < self.count());
         let p = self.base.base as *const T;
-        for l in 0..L {
-            let s = self.start(if b0 + l < self.count() { b0 + l } else { b0 });
-            for j in 0..n {
-                for i in 0..m {
+        let starts: [isize; L] = std::array::from_fn(|l| self.start(if b0 + l < self.count() { b0 + l } else { b0 }));
+        for j in 0..n {
+            for i in 0..m {
+                let at = i as isize * self.rs + j as isize * self.cs;
+                for (x, &s) in dst[i + j * m].iter_mut().zip(&starts) {
                     // SAFETY: as in `read`.
-                    dst[i + j * m][l] = unsafe { p.offset(s + i as isize * self.rs + j as isize * self.cs).read_unaligned() };
+                    *x = unsafe { p.offset(s + at).read_unaligned() };
                 }
             }
         }
@@ -127,12 +128,14 @@ impl Mats {
         let (m, n) = (self.rows, self.cols);
         assert!(src.len() >= m * n);
         let p = self.base.base as *mut T;
-        for l in 0..L.min(self.count().saturating_sub(b0)) {
-            let s = self.start(b0 + l);
-            for j in 0..n {
-                for i in 0..m {
+        let live = L.min(self.count().saturating_sub(b0));
+        let starts: [isize; L] = std::array::from_fn(|l| self.start(b0 + l.min(live.saturating_sub(1))));
+        for j in 0..n {
+            for i in 0..m {
+                let at = i as isize * self.rs + j as isize * self.cs;
+                for (&x, &s) in src[i + j * m].iter().zip(&starts[..live]) {
                     // SAFETY: as in `write`.
-                    unsafe { p.offset(s + i as isize * self.rs + j as isize * self.cs).write_unaligned(src[i + j * m][l]) };
+                    unsafe { p.offset(s + at).write_unaligned(x) };
                 }
             }
         }

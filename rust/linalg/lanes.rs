@@ -41,9 +41,9 @@ pub struct Scratch<T> {
     taus: Vec<Lanes<T>>,
 }
 
-impl<T: Scalar> Scratch<T> {
+impl<T> Default for Scratch<T> {
     /// An empty scratch.
-    pub fn new() -> Scratch<T> {
+    fn default() -> Scratch<T> {
         Scratch { w: Vec::new(), q: Vec::new(), r: Vec::new(), col: Vec::new(), one: Vec::new(), taus: Vec::new() }
     }
 }

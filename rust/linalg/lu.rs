@@ -50,8 +50,8 @@ fn interchange<T: Scalar>(w: &mut [T], ld: usize, c0: usize, c1: usize, pivots: 
         return;
     }
     let swap = |col: &mut [T]| {
-        for s in s0..s1 {
-            col.swap(s, pivots[s] as usize);
+        for (s, &p) in pivots.iter().enumerate().take(s1).skip(s0) {
+            col.swap(s, p as usize);
         }
     };
     let cols = &mut w[c0 * ld..c1 * ld];

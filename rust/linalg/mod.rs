@@ -253,7 +253,7 @@ impl Plan {
             let groups = count.div_ceil(lanes::L);
             let parts = groups.min(pool::threads() * 4);
             pool::run_parts(parts, |p| {
-                let mut s = lanes::Scratch::<T>::new();
+                let mut s = lanes::Scratch::<T>::default();
                 for g in groups * p / parts..groups * (p + 1) / parts {
                     lanes::group(self.routine, &mut s, &a, &dsts, g * lanes::L);
                 }
