@@ -101,6 +101,46 @@ impl Mats {
         }
     }
 
+    /// Reads matrices `b0..b0 + L` into the lanes of `dst` (column-major,
+    /// leading dimension `self.rows`), lane `l` matrix `b0 + l`; the lanes
+    /// past the batch's last matrix take `b0`'s values.
+    pub fn read_lanes<T: Scalar, const L: usize>(&self, b0: usize, dst: &mut [[T; L]]) {
+        debug_assert_eq!(T::DTYPE, self.dtype);
+        let (m, n) = (self.rows, self.cols);
+        assert!(dst.len() >= m * n && b0 < self.count());
+        let p = self.base.base as *const T;
+        let starts: [isize; L] = std::array::from_fn(|l| self.start(if b0 + l < self.count() { b0 + l } else { b0 }));
+        for j in 0..n {
+            for i in 0..m {
+                let at = i as isize * self.rs + j as isize * self.cs;
+                for (x, &s) in dst[i + j * m].iter_mut().zip(&starts) {
+                    // SAFETY: as in `read`.
+                    *x = unsafe { p.offset(s + at).read_unaligned() };
+                }
+            }
+        }
+    }
+
+    /// Writes lane `l` of `src` (column-major, leading dimension
+    /// `self.rows`) into matrix `b0 + l`, for those of the batch.
+    pub fn write_lanes<T: Scalar, const L: usize>(&self, b0: usize, src: &[[T; L]]) {
+        debug_assert_eq!(T::DTYPE, self.dtype);
+        let (m, n) = (self.rows, self.cols);
+        assert!(src.len() >= m * n);
+        let p = self.base.base as *mut T;
+        let live = L.min(self.count().saturating_sub(b0));
+        let starts: [isize; L] = std::array::from_fn(|l| self.start(b0 + l.min(live.saturating_sub(1))));
+        for j in 0..n {
+            for i in 0..m {
+                let at = i as isize * self.rs + j as isize * self.cs;
+                for (&x, &s) in src[i + j * m].iter().zip(&starts[..live]) {
+                    // SAFETY: as in `write`.
+                    unsafe { p.offset(s + at).write_unaligned(x) };
+                }
+            }
+        }
+    }
+
     /// Writes int64 values `src` into vector `b` (a view with `tail` 1).
     pub fn write_index(&self, b: usize, src: &[i64]) {
         debug_assert_eq!(self.dtype, Dtype::Int64);

@@ -8,8 +8,10 @@
 //! The columns are factored recursively: the first half's, then the
 //! second half's, from the diagonal down, less the products of the first
 //! half's by packed products ([`gemm`]) in chunks of columns, so that
-//! little above the diagonal is computed (and cleared at the end).
+//! little above the diagonal is computed (and cleared at the end); the
+//! threads take whole chunks.
 
+use crate::core::pool;
 use crate::linalg::gemm::{self, Coef};
 use crate::linalg::scalar::{Real, Scalar};
 use crate::linalg::triangular::{split, BASE};
@@ -44,11 +46,31 @@ fn columns<T: Scalar>(w: &mut [T], n: usize, j0: usize, j1: usize, par: bool) ->
     if !columns(w, n, j0, jm, par) {
         return false;
     }
-    let (head, tail) = w.split_at_mut(jm * n);
+    let (head, mut rest) = w.split_at_mut(jm * n);
+    let head = &*head;
+    // Each chunk's columns, from row 0, and its first column.
+    let mut chunks = Vec::new();
     for c0 in (jm..j1).step_by(CHUNK) {
+        let (cols, next) = rest.split_at_mut((CHUNK.min(j1 - c0)) * n);
+        chunks.push((c0, cols));
+        rest = next;
+    }
+    // The chunks, each whole, to the threads where they are many: every
+    // element of a chunk is computed by one thread in one chain whichever
+    // it is; one chunk's rows split over them (`gemm::sub_packed`).
+    let by_chunks = par && pool::threads() > 1 && chunks.len() >= 2 * pool::threads() && (n - jm) * (j1 - jm) * (jm - j0) > gemm::THREADED;
+    let update = |(c0, cols): (usize, &mut [T])| {
         let c1 = (c0 + CHUNK).min(j1);
         let f = gemm::pack(Coef { f: &head[c0 + j0 * n..], ks: n, cs: 1, conj: true }, jm - j0, c1 - c0);
-        gemm::sub_packed(&mut tail[c0 + (c0 - jm) * n..], n, n - c0, &head[c0 + j0 * n..], n, &f, par);
+        gemm::sub_packed(&mut cols[c0..], n, n - c0, &head[c0 + j0 * n..], n, &f, par && !by_chunks);
+    };
+    if by_chunks {
+        pool::install(|| {
+            use rayon::prelude::*;
+            chunks.into_par_iter().for_each(update)
+        })
+    } else {
+        chunks.into_iter().for_each(update)
     }
     columns(w, n, jm, j1, par)
 }

@@ -42,7 +42,7 @@ impl<T: Scalar> Coef<'_, T> {
 
 /// Work (multiply-adds) past which an update splits its rows over the
 /// pool's threads.
-const THREADED: usize = 1 << 18;
+pub const THREADED: usize = 1 << 18;
 
 /// A pointer to the output, shared by the parts, which write disjoint rows.
 #[derive(Clone, Copy)]
@@ -168,17 +168,42 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
 
 /// [`pack`] then [`sub_packed`], for coefficients that do not lie in C's
 /// slice, by chunks of columns whose packed coefficients fill about half
-/// the L2 cache, so that a large F is not copied whole.
+/// the L2 cache, so that a large F is not copied whole. Where `par`, the
+/// work is large and the columns many, the threads take whole chunks,
+/// each packing its own (at least two chunks a thread); else each chunk's
+/// rows split over them.
 #[allow(clippy::too_many_arguments)]
 pub fn sub_product<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: usize, f: Coef<T>, kn: usize, n: usize, par: bool) {
     if m == 0 || n == 0 || kn == 0 {
         return;
     }
     let mr = T::micro(isa::avx512()).mr;
-    let chunk = ((caches().l2 / 2 / (kn * std::mem::size_of::<T>())) / mr).max(1) * mr;
+    let mut chunk = ((caches().l2 / 2 / (kn * std::mem::size_of::<T>())) / mr).max(1) * mr;
+    let threads = pool::threads();
+    let by_chunks = par && threads > 1 && m * n * kn > THREADED && n >= 2 * threads * mr;
+    if by_chunks {
+        chunk = chunk.min(n.div_ceil(2 * threads).div_ceil(mr) * mr);
+    }
+    let c = &mut c[..(n - 1) * ldc + m];
+    // Each chunk's columns of C and its first column.
+    let mut chunks = Vec::new();
+    let mut rest = c;
     for c0 in (0..n).step_by(chunk) {
+        let (cols, next) = rest.split_at_mut((chunk * ldc).min(rest.len()));
+        chunks.push((c0, cols));
+        rest = next;
+    }
+    let update = |(c0, cols): (usize, &mut [T])| {
         let cn = chunk.min(n - c0);
         let fc = Coef { f: &f.f[c0 * f.cs..], ..f };
-        sub_packed(&mut c[c0 * ldc..], ldc, m, a, lda, &pack(fc, kn, cn), par);
+        sub_packed(cols, ldc, m, a, lda, &pack(fc, kn, cn), par && !by_chunks);
+    };
+    if by_chunks {
+        pool::install(|| {
+            use rayon::prelude::*;
+            chunks.into_par_iter().for_each(update)
+        })
+    } else {
+        chunks.into_iter().for_each(update)
     }
 }

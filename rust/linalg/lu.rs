@@ -13,6 +13,7 @@
 //! packed product ([`gemm`]), then the second half factored and its
 //! interchanges applied to the first half's columns.
 
+use crate::core::pool;
 use crate::linalg::gemm::{self, Coef};
 use crate::linalg::scalar::Scalar;
 use crate::linalg::triangular::{self, split, BASE};
@@ -30,20 +31,39 @@ pub fn factor<T: Scalar>(w: &mut [T], m: usize, n: usize, pivots: &mut [i64], pe
     if n > k {
         // The columns past the last step (m < n): interchanged, then U's
         // rows solved.
-        interchange(w, m, k, n, pivots, 0, k);
+        interchange(w, m, k, n, pivots, 0, k, par);
         let (l, u) = w.split_at_mut(k * m);
         triangular::lower_columns(l, m, k, u, m, n - k, true, par);
     }
 }
 
+/// Interchanges (columns times steps) past which [`interchange`] splits
+/// its columns over the pool's threads.
+const SWAPS_THREADED: usize = 1 << 15;
+
 /// Applies the interchanges of steps `s0..s1` (rows `s` and `pivots[s]`) to
-/// columns `c0..c1` of `w`, `ld` rows a column.
-fn interchange<T: Scalar>(w: &mut [T], ld: usize, c0: usize, c1: usize, pivots: &[i64], s0: usize, s1: usize) {
-    for c in c0..c1 {
-        let col = &mut w[c * ld..(c + 1) * ld];
-        for s in s0..s1 {
-            col.swap(s, pivots[s] as usize);
+/// columns `c0..c1` of `w`, `ld` rows a column; the columns, independent,
+/// to the threads where `par` and they are many.
+#[allow(clippy::too_many_arguments)]
+fn interchange<T: Scalar>(w: &mut [T], ld: usize, c0: usize, c1: usize, pivots: &[i64], s0: usize, s1: usize, par: bool) {
+    if c1 <= c0 || ld == 0 {
+        return;
+    }
+    let swap = |col: &mut [T]| {
+        for (s, &p) in pivots.iter().enumerate().take(s1).skip(s0) {
+            col.swap(s, p as usize);
         }
+    };
+    let cols = &mut w[c0 * ld..c1 * ld];
+    let threads = pool::threads();
+    if par && threads > 1 && (c1 - c0) * (s1 - s0) > SWAPS_THREADED {
+        let per = (c1 - c0).div_ceil(2 * threads);
+        pool::install(|| {
+            use rayon::prelude::*;
+            cols.par_chunks_mut(per * ld).for_each(|part| part.chunks_mut(ld).for_each(swap))
+        })
+    } else {
+        cols.chunks_mut(ld).for_each(swap)
     }
 }
 
@@ -57,7 +77,7 @@ fn columns<T: Scalar>(w: &mut [T], m: usize, j0: usize, j1: usize, pivots: &mut 
     }
     let jm = j0 + split(j1 - j0);
     columns(w, m, j0, jm, pivots, perm, par);
-    interchange(w, m, jm, j1, pivots, j0, jm);
+    interchange(w, m, jm, j1, pivots, j0, jm, par);
     {
         let (head, tail) = w.split_at_mut(jm * m);
         let l = &head[j0 * m..];
@@ -68,7 +88,7 @@ fn columns<T: Scalar>(w: &mut [T], m: usize, j0: usize, j1: usize, pivots: &mut 
         gemm::sub_packed(&mut tail[jm..], m, m - jm, &l[jm..], m, &f, par);
     }
     columns(w, m, jm, j1, pivots, perm, par);
-    interchange(w, m, j0, jm, pivots, jm, j1);
+    interchange(w, m, j0, jm, pivots, jm, j1, par);
 }
 
 /// The unblocked factorisation of columns `j0..j1`: each column less the

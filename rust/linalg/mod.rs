@@ -5,8 +5,8 @@
 //! A call is checked whole before any write ([`plan`]); each matrix is then
 //! read into a column-major scratch, computed there and written out, so
 //! that its results are a function of its values alone, whatever its batch,
-//! its layout or the threads. The threads take whole matrices of a batch,
-//! or, for a batch of one, whole columns of a factorisation's updates,
+//! its layout or the threads. The threads take whole matrices of a batch
+//! (small ones in groups computed at once, lane by lane: [`lanes`]), or, for a batch of one, whole columns of a factorisation's updates,
 //! neither of which changes an element's chain of operations.
 //!
 //! Destinations that share bytes with an operand are accepted: the operands
@@ -15,6 +15,7 @@
 pub mod batch;
 pub mod cholesky;
 pub mod gemm;
+pub mod lanes;
 pub mod lu;
 pub mod qr;
 pub mod scalar;
@@ -247,6 +248,16 @@ impl Plan {
         let new_scratch = || Scratch { w: Vec::new(), x: Vec::new(), t: Vec::new(), taus: Vec::new(), idx: Vec::new(), idx2: Vec::new() };
         if count == 1 {
             one(&mut new_scratch(), 0, true);
+        } else if count > 1 && lanes::takes(self.routine, a.rows, a.cols) {
+            // Groups of small matrices, a few parts of groups per thread.
+            let groups = count.div_ceil(lanes::L);
+            let parts = groups.min(pool::threads() * 4);
+            pool::run_parts(parts, |p| {
+                let mut s = lanes::Scratch::<T>::default();
+                for g in groups * p / parts..groups * (p + 1) / parts {
+                    lanes::group(self.routine, &mut s, &a, &dsts, g * lanes::L);
+                }
+            });
         } else if count > 1 {
             // Parts of consecutive matrices, a few per thread.
             let parts = count.min(pool::threads() * 4);

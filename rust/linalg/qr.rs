@@ -44,7 +44,7 @@ fn norm<T: Scalar>(xs: &[T], extra: T::Real) -> T::Real {
 /// column whose norm is below the least normal number is first scaled up
 /// by a power of two, exactly, so that τ and v keep their digits; β is
 /// scaled back.
-fn reflector<T: Scalar>(x: &mut [T]) -> T {
+pub(super) fn reflector<T: Scalar>(x: &mut [T]) -> T {
     let zero = T::Real::zero();
     let xnorm = norm(&x[1..], zero);
     if xnorm == zero && x[0].im() == zero {

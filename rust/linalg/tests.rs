@@ -950,3 +950,63 @@ fn refusals_leave_destinations_untouched() {
     let qv = q.view();
     assert!(matches!(Answer::of("t", plan(Routine::Qr, vec![qv.clone(), qv], vec![x.view()]).map(|_| ())), Answer::Refused(m) if m.contains("overlap")));
 }
+
+// ---------------------------------------------------------------- groups
+
+/// Batches of small matrices, computed in groups of `lanes::L`: each
+/// matrix's results have the bits it has alone, whatever the group's
+/// others (failing, NaN, zero, tiny and huge ones among them), in every
+/// style and under 1 and 3 threads.
+#[test]
+fn small_matrices_in_groups_have_their_bits_alone() {
+    fn go<T: Scalar>(n: usize, (m, qn): (usize, usize)) {
+        let batch = 2 * lanes::L + 5;
+        let mut rng = Rng(43 + n as u64);
+        let kind = |b: usize| KINDS[b % KINDS.len()];
+        // cholesky: definite ones, one not, one with a NaN.
+        let mut defs: Vec<Vec<T>> = (0..batch).map(|b| definite::<T>(&mut rng, kind(b), n)).collect();
+        if n > 1 {
+            defs[3][1 + n] = T::of_real(<T::Real as Real>::of_f64(-1.0));
+            defs[lanes::L + 2][n - 1] = T::nan();
+        }
+        // qr: general ones, one with a zero column, one with a NaN.
+        let mut gens: Vec<Vec<T>> = (0..batch).map(|b| general::<T>(&mut rng, kind(b), m, qn)).collect();
+        gens[1][..m].fill(T::zero());
+        gens[lanes::L + 1][m * qn - 1] = T::nan();
+        let bits = |v: &[T]| v.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>();
+        for t in [Triangle::Lower, Triangle::Upper] {
+            let alone: Vec<String> = defs.iter().flat_map(|a| bits(&cholesky_one(a, n, t, Style::C))).collect();
+            let all: Vec<T> = defs.iter().flat_map(|a| c_order(a, n, n)).collect();
+            for threads in [1, 3] {
+                crate::core::pool::set_threads(threads).unwrap();
+                for style in STYLES {
+                    let mut x = Arr::new(&[batch, n, n], style, &all);
+                    let mut d = Arr::new(&[batch, n, n], style, &vec![T::zero(); batch * n * n]);
+                    assert_eq!(call(Routine::Cholesky(t), &mut [&mut d], &mut [&mut x]), Answer::Done);
+                    assert_eq!(bits(&d.get::<T>()), alone, "{:?} n={n} {t:?} {style:?} threads {threads}", T::DTYPE);
+                }
+            }
+        }
+        for c in [m.min(qn), m] {
+            let mut alone = (vec![], vec![]);
+            for g in &gens {
+                let (q, r) = qr_batch(&c_order(g, m, qn), 1, m, qn, c, Style::C);
+                alone.0.extend(bits(&q));
+                alone.1.extend(bits(&r));
+            }
+            let all: Vec<T> = gens.iter().flat_map(|g| c_order(g, m, qn)).collect();
+            for threads in [1, 3] {
+                crate::core::pool::set_threads(threads).unwrap();
+                for style in STYLES {
+                    let (q, r) = qr_batch(&all, batch, m, qn, c, style);
+                    assert_eq!((bits(&q), bits(&r)), alone, "{:?} {m}x{qn} c={c} {style:?} threads {threads}", T::DTYPE);
+                }
+            }
+        }
+    }
+    go::<f64>(4, (8, 8));
+    go::<f32>(16, (7, 5));
+    go::<C32>(3, (3, 6));
+    go::<C64>(2, (32, 32));
+    go::<f64>(1, (1, 1));
+}
