@@ -1155,3 +1155,71 @@ fn contracting_segments_against_per_group_calls_and_ids_in_dst() {
     assert!(matches!(run(&dst.view, &seg), Answer::Refused(_)));
     assert_eq!(f64s(&dst.view), before);
 }
+
+/// GFLOP/s of the bare microkernels of float32 and float64 on panels in
+/// the L1 cache (their share of the FMA peak), at several depths:
+/// `cargo test --release --no-default-features --lib contract::tests::micro_speed -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn micro_speed() {
+    fn one<E: crate::contract::elem::Elem>(name: &str) {
+        let mk = E::micro(crate::core::isa::avx512());
+        for kc in [64usize, 128, 256, 384, 512] {
+            let (pa, pb) = (vec![E::ZERO; mk.mr * kc], vec![E::ZERO; mk.nr * kc]);
+            let ldc = mk.nr + 16;
+            let mut c = vec![E::ZERO; mk.mr * ldc];
+            let reps = (1usize << 26) / (kc * mk.mr * mk.nr) + 1;
+            let ms = crate::core::cpu_clock::best_wall_ms(5, || {
+                for _ in 0..reps {
+                    // SAFETY: the panels hold kc depths of mr and nr values; the tile lies in `c`.
+                    unsafe { (mk.run)(kc, pa.as_ptr(), pb.as_ptr(), c.as_mut_ptr(), ldc) };
+                }
+            });
+            let flops = 2.0 * (reps * kc * mk.mr * mk.nr) as f64;
+            println!("{name} {}x{} kc {kc:4}: {:6.1} GFLOP/s", mk.mr, mk.nr, flops / ms / 1e6);
+        }
+    }
+    one::<f32>("float32");
+    one::<f64>("float64");
+}
+
+/// GFLOP/s on one thread by the calling thread's CPU time (the least of
+/// several calls), which other processes loading the machine disturb less
+/// than the wall clock: `CONTRACT_SPEED=name` keeps the cases whose name
+/// contains it;
+/// `cargo test --release --no-default-features --lib contract::tests::cpu_speed -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn cpu_speed() {
+    let only = std::env::var("CONTRACT_SPEED").unwrap_or_default();
+    pool::set_threads(1).unwrap();
+    let time = |name: &str, c: &Case, flops: f64| {
+        if !name.contains(&only) {
+            return;
+        }
+        let mut rng = Rng(1);
+        let s = setup(c, &mut rng);
+        let a = place(c.da, &c.a, c.lays[0], &s.a);
+        let b = place(c.db, &c.b, c.lays[1], &s.b);
+        let d = place(c.dd, &s.dst_shape, Lay::C, &vec![C64::new(0.0, 0.0); s.dst_shape.iter().product()]);
+        let reps = (8e9 / flops).clamp(5.0, 400.0) as usize;
+        let best = (0..reps)
+            .map(|_| {
+                let t = crate::core::cpu_clock::thread_cpu_s();
+                assert_eq!(contract(&c.pairs, c.dd, &d.view, None, &a.view, &b.view), Answer::Done);
+                crate::core::cpu_clock::thread_cpu_s() - t
+            })
+            .fold(f64::INFINITY, f64::min);
+        println!("{name:<28} 1 thr cpu: best {:9.3} ms {:7.1} GFLOP/s", best * 1e3, flops / best / 1e9);
+    };
+    for n in [256, 1024, 2048] {
+        for d in [Dtype::Float32, Dtype::Float64] {
+            time(&format!("{} {n}^3", d.name()), &Case::mm(n, n, n, d), 2.0 * (n * n * n) as f64);
+        }
+    }
+    let bmm = Case { a: vec![64, 128, 128], b: vec![64, 128, 128], pairs: Pairs { batch: vec![(0, 0)], contracting: vec![(2, 1)] }, ..Case::mm(0, 0, 0, Dtype::Float32) };
+    time("float32 bmm 64x128^3", &bmm, 2.0 * 64.0 * 128f64.powi(3));
+    for n in [1024, 4096] {
+        time(&format!("float32 matvec {n}"), &Case::mm(n, 1, n, Dtype::Float32), 2.0 * (n * n) as f64);
+    }
+}
