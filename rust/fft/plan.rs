@@ -290,6 +290,20 @@ impl<T: Real> Plan<T> {
         }
     }
 
+    /// For four steps in a thread's buffers, the most lanes (a power of
+    /// two, at least one) whose steps each run over all their lanes at
+    /// once in the small buffers, no chunk of them copied; `None` for
+    /// other plans.
+    pub fn whole_lanes(&self) -> Option<usize> {
+        let Algo::Split(s) = &self.algo else { return None };
+        let whole = |n: usize, lanes: usize| chunk_of::<T>(n, lanes) == lanes;
+        let mut l = 1;
+        while whole(s.n1, 2 * l * s.n2) && whole(s.n2, 2 * l * s.n1) {
+            l *= 2;
+        }
+        Some(l)
+    }
+
     /// Transforms `lanes` interleaved lines in `w.ar`, `w.ai`, each exactly
     /// `n * lanes` long, in place. A long plan takes one lane and runs over
     /// the pool's threads, so it must not be called from a pool job.
