@@ -190,16 +190,13 @@ fn pass<T: Real>(op: Op, axis: usize, src: &Arr<T>, dst: &Arr<T>) {
             job.group(l, 1, &mut w);
         }
     } else {
-        // Lines through four steps in cache go in groups whose steps run
-        // over all their lanes at once in a thread's small buffers, a line
-        // of side-by-side points alone (it moves in one run); other lines
-        // in groups of about 16 K points. The bits do not depend on it.
+        // A line of side-by-side points through four steps in cache goes
+        // alone: its steps then run over all their lanes at once in a
+        // thread's small buffers, and it moves in one run. Other lines go
+        // in groups of about 16 K points (columns side by side then move as
+        // rows). The bits do not depend on it.
         let contiguous = matches!(op, Op::C2c(_)) && src.strides[axis] == 2 && dst.strides[axis] == 2;
-        let lanes = match plan.whole_lanes() {
-            Some(_) if contiguous => 1,
-            Some(l) => l,
-            None => (16384 / cn).clamp(1, 256),
-        };
+        let lanes = if contiguous && plan.in_cache_steps() { 1 } else { (16384 / cn).clamp(1, 256) };
         #[cfg(test)]
         let lanes = match GROUP_LANES.load(std::sync::atomic::Ordering::Relaxed) {
             0 => lanes,
