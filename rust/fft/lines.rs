@@ -3,7 +3,7 @@
 
 use super::passes::Work;
 use super::plan::{halves, plan, Line, Plan};
-use super::real::{cmul, Real};
+use super::real::{cmul, widest, Real};
 use super::{Direction, Fft, Kind};
 use crate::core::layout::View;
 use crate::core::pool;
@@ -133,6 +133,11 @@ pub fn run<T: Real>(f: &Fft) {
     }
 }
 
+/// Test-only: where nonzero, the lanes of every group of short lines, so
+/// that tests compare the bits of groupings and time them.
+#[cfg(test)]
+pub static GROUP_LANES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Op {
     C2c(Direction),
@@ -185,7 +190,19 @@ fn pass<T: Real>(op: Op, axis: usize, src: &Arr<T>, dst: &Arr<T>) {
             job.group(l, 1, &mut w);
         }
     } else {
-        let lanes = (16384 / cn).clamp(1, 256).min(lines);
+        // A line of side-by-side points through four steps in cache goes
+        // alone: its steps then run over all their lanes at once in a
+        // thread's small buffers, and it moves in one run. Other lines go
+        // in groups of about 16 K points (columns side by side then move as
+        // rows). The bits do not depend on it.
+        let contiguous = matches!(op, Op::C2c(_)) && src.strides[axis] == 2 && dst.strides[axis] == 2;
+        let lanes = if contiguous && plan.in_cache_steps() { 1 } else { (16384 / cn).clamp(1, 256) };
+        #[cfg(test)]
+        let lanes = match GROUP_LANES.load(std::sync::atomic::Ordering::Relaxed) {
+            0 => lanes,
+            l => l,
+        };
+        let lanes = lanes.min(lines);
         let groups = lines.div_ceil(lanes);
         let parts = pool::threads().min(groups);
         pool::run_parts(parts, |part| {
@@ -359,6 +376,12 @@ const BLOCK: usize = 8;
 unsafe fn gather<T: Real>(ptr: *const T, offs: &[isize], step: isize, im: isize, n: usize, w: &mut Work<T>) {
     let lanes = offs.len();
     let (ar, ai) = (&mut w.ar[..n * lanes], &mut w.ai[..n * lanes]);
+    if let Some((p, step, width, rows)) = rows_of(ptr, offs, step, im, n) {
+        widest!(<T>(p: *const T, step: isize, width: usize, rows: usize, ar: &mut [T], ai: &mut [T]) {
+            deal_rows(p, step, width, rows, ar, ai)
+        });
+        return;
+    }
     if lanes == 1 {
         let p = ptr.wrapping_offset(offs[0]);
         // SAFETY (both): the caller's, for point j.
@@ -390,6 +413,13 @@ unsafe fn gather<T: Real>(ptr: *const T, offs: &[isize], step: isize, im: isize,
 unsafe fn scatter<T: Real>(ptr: *mut T, offs: &[isize], step: isize, im: isize, n: usize, w: &Work<T>) {
     let lanes = offs.len();
     let (ar, ai) = (&w.ar[..n * lanes], &w.ai[..n * lanes]);
+    if let Some((p, step, width, rows)) = rows_of(ptr, offs, step, im, n) {
+        let p = p.cast_mut();
+        widest!(<T>(p: *mut T, step: isize, width: usize, rows: usize, ar: &[T], ai: &[T]) {
+            join_rows(p, step, width, rows, ar, ai)
+        });
+        return;
+    }
     if lanes == 1 {
         let p = ptr.wrapping_offset(offs[0]);
         // SAFETY (both): the caller's, for point j.
@@ -435,6 +465,58 @@ fn each_point<T>(ptr: *mut T, offs: &[isize], step: isize, n: usize, mut f: impl
             for jj in 0..jn {
                 f(p.wrapping_offset(jj as isize * step), b + lanes * (j0 + jj));
             }
+        }
+    }
+}
+
+/// A group of lines as rows of side-by-side points, where its parts lie so
+/// and are aligned: lane b's point j at `offs[0] + j step + 2 b` parts, the
+/// imaginary part next. Answers the first row's address, the rows' step,
+/// the points a row and the rows: a group of lines side by side has a row
+/// a point, and a single line of side-by-side points is one row.
+fn rows_of<T>(ptr: *const T, offs: &[isize], step: isize, im: isize, n: usize) -> Option<(*const T, isize, usize, usize)> {
+    let p = ptr.wrapping_offset(offs[0]);
+    if im != 1 || !(p as usize).is_multiple_of(std::mem::align_of::<T>()) {
+        return None;
+    }
+    if offs.len() == 1 && step == 2 {
+        Some((p, 0, n, 1))
+    } else if offs.windows(2).all(|o| o[1] - o[0] == 2) {
+        Some((p, step, offs.len(), n))
+    } else {
+        None
+    }
+}
+
+/// [`gather`] of rows ([`rows_of`]): row j's `width` points, from `p + j
+/// step` on, to points `width j..` of `ar`, `ai`, each row one vectorised run.
+/// The caller's safety: those parts lie in memory the call may read, which
+/// no thread writes meanwhile.
+#[inline(always)]
+fn deal_rows<T: Real>(p: *const T, step: isize, width: usize, rows: usize, ar: &mut [T], ai: &mut [T]) {
+    for j in 0..rows {
+        // SAFETY: row j's 2 width parts, aligned (`rows_of`), lie in the
+        // operand, which [`gather`]'s caller lets it read and no thread
+        // writes during the gather.
+        let row = unsafe { std::slice::from_raw_parts(p.wrapping_offset(j as isize * step), 2 * width) };
+        let (vr, vi) = (&mut ar[width * j..width * (j + 1)], &mut ai[width * j..width * (j + 1)]);
+        for ((r, i), z) in vr.iter_mut().zip(vi.iter_mut()).zip(row.chunks_exact(2)) {
+            (*r, *i) = (z[0], z[1]);
+        }
+    }
+}
+
+/// [`scatter`] of rows ([`rows_of`]), as [`deal_rows`] gathers them.
+#[inline(always)]
+fn join_rows<T: Real>(p: *mut T, step: isize, width: usize, rows: usize, ar: &[T], ai: &[T]) {
+    for j in 0..rows {
+        // SAFETY: row j's 2 width parts, aligned (`rows_of`), lie in the
+        // destination, which [`scatter`]'s caller lets it write and no
+        // other thread touches meanwhile.
+        let row = unsafe { std::slice::from_raw_parts_mut(p.wrapping_offset(j as isize * step), 2 * width) };
+        let (vr, vi) = (&ar[width * j..width * (j + 1)], &ai[width * j..width * (j + 1)]);
+        for ((r, i), z) in vr.iter().zip(vi).zip(row.chunks_exact_mut(2)) {
+            (z[0], z[1]) = (*r, *i);
         }
     }
 }

@@ -290,6 +290,11 @@ impl<T: Real> Plan<T> {
         }
     }
 
+    /// Whether the plan computes by four steps in a thread's buffers.
+    pub fn in_cache_steps(&self) -> bool {
+        matches!(self.algo, Algo::Split(_))
+    }
+
     /// Transforms `lanes` interleaved lines in `w.ar`, `w.ai`, each exactly
     /// `n * lanes` long, in place. A long plan takes one lane and runs over
     /// the pool's threads, so it must not be called from a pool job.
@@ -607,11 +612,15 @@ impl<T: Real> Bluestein<T> {
     }
 }
 
-/// Lanes per chunk of one of Bailey's steps over sub-lines of `n` points:
-/// about 16 K points, and at least 16 lanes, so that each run the chunk
-/// reads or writes fills a cache line.
-fn chunk_lanes(n: usize, lanes: usize) -> usize {
-    (16384 / n).clamp(64, MAX_CHUNK).min(lanes)
+/// Lanes per chunk of one of Bailey's steps over sub-lines of `n` points
+/// of `T`: as many as keep the chunk's four buffers within half the L2
+/// cache, where its passes run, but at least a cache line's worth of
+/// points (64 bytes, so that each run the chunk reads or writes fills
+/// one) and at most [`MAX_CHUNK`]. The bits do not depend on it.
+fn chunk_lanes<T>(n: usize, lanes: usize) -> usize {
+    let point = 2 * std::mem::size_of::<T>();
+    let fit = crate::contract::chain::caches().l2 / 2 / (2 * n * point);
+    fit.clamp(64 / point, MAX_CHUNK).min(lanes)
 }
 
 /// How many runs ahead Bailey's steps ask the cache for the runs they read.
@@ -657,14 +666,14 @@ impl<T: Real> Bailey<T> {
         let n = n1 * n2;
         let (mut zr, mut zi) = (vec![T::ZERO; n], vec![T::ZERO; n]);
         let z = (Shared(zr.as_mut_ptr()), Shared(zi.as_mut_ptr()));
-        let c1 = chunk_lanes(n1, n2);
+        let c1 = chunk_lanes::<T>(n1, n2);
         each_chunk(n2.div_ceil(c1), |lw, chunk| {
             let (b, l0) = (self, chunk * c1);
             widest!(<T>(b: &Bailey<T>, src: Ends<T>, z: (Shared<T>, Shared<T>), lw: &mut Work<T>, l0: usize) {
                 bailey_first(b, src, z, lw, l0)
             });
         });
-        let c2 = chunk_lanes(n2, n1);
+        let c2 = chunk_lanes::<T>(n2, n1);
         each_chunk(n1.div_ceil(c2), |lw, chunk| {
             let (b, l0) = (self, chunk * c2);
             widest!(<T>(b: &Bailey<T>, dst: Ends<T>, z: (Shared<T>, Shared<T>), lw: &mut Work<T>, l0: usize) {
@@ -681,7 +690,7 @@ impl<T: Real> Bailey<T> {
 fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, (zr, zi): (Shared<T>, Shared<T>), lw: &mut Work<T>, l0: usize) {
     let (n1, n2) = (b.n1, b.n2);
     let n = n1 * n2;
-    let c = chunk_lanes(n1, n2).min(n2 - l0);
+    let c = chunk_lanes::<T>(n1, n2).min(n2 - l0);
     lw.ar.resize(n1 * c, T::ZERO);
     lw.ai.resize(n1 * c, T::ZERO);
     for j1 in 0..n1 {
@@ -721,7 +730,7 @@ fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, (zr, zi): (Shared<T>, Shar
     }
     // Into z by the second step's chunks: chunk k1 / c2 of width cb holds
     // point j2 of its lane k1 at k1 mod c2 + cb j2, runs of cb here.
-    let c2 = chunk_lanes(n2, n1);
+    let c2 = chunk_lanes::<T>(n2, n1);
     for k0 in (0..n1).step_by(c2) {
         let cb = c2.min(n1 - k0);
         for l in 0..c {
@@ -743,7 +752,7 @@ fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, (zr, zi): (Shared<T>, Shar
 #[inline(always)]
 fn bailey_second<T: Real>(b: &Bailey<T>, dst: Ends<T>, (zr, zi): (Shared<T>, Shared<T>), lw: &mut Work<T>, l0: usize) {
     let (n1, n2) = (b.n1, b.n2);
-    let c = chunk_lanes(n2, n1).min(n1 - l0);
+    let c = chunk_lanes::<T>(n2, n1).min(n1 - l0);
     lw.ar.resize(n2 * c, T::ZERO);
     lw.ai.resize(n2 * c, T::ZERO);
     // SAFETY: this chunk's c n2 points of `z`, from l0 n2 on, which no

@@ -546,24 +546,20 @@ fn refusals_leave_the_destination_untouched() {
 
 /// Timings of the bench's cases (`cargo test --release
 /// --no-default-features --lib fft::tests::timings -- --ignored
-/// --nocapture`), the median wall time of several runs on 1 and on 2
-/// threads; `NX_FFT_CASE` picks the cases whose names hold it.
+/// --nocapture`), the least wall time of several runs on 1 and on 2
+/// threads; `NX_FFT_CASE` picks the cases whose names hold it and
+/// `NX_FFT_LANES`, where set, the lanes of every group of short lines.
 #[test]
 #[ignore]
 fn timings() {
-    fn median(reps: usize, f: &mut impl FnMut()) -> f64 {
+    fn best(reps: usize, f: &mut impl FnMut()) -> f64 {
         f();
-        let mut ts: Vec<f64> = (0..reps)
-            .map(|_| {
-                let t = std::time::Instant::now();
-                f();
-                t.elapsed().as_secs_f64()
-            })
-            .collect();
-        ts.sort_by(f64::total_cmp);
-        ts[reps / 2]
+        crate::core::cpu_clock::best_wall_ms(reps, f)
     }
     let pick = std::env::var("NX_FFT_CASE").unwrap_or_default();
+    // NX_FFT_LANES: the lanes of every group of short lines.
+    let lanes = std::env::var("NX_FFT_LANES").ok().and_then(|l| l.parse().ok()).unwrap_or(0);
+    super::lines::GROUP_LANES.store(lanes, std::sync::atomic::Ordering::Relaxed);
     let time = |what: &str, reps: usize, f: &mut dyn FnMut()| {
         if !what.contains(&pick) {
             return;
@@ -573,7 +569,7 @@ fn timings() {
             .iter()
             .map(|&t| {
                 pool::set_threads(t).unwrap();
-                format!("t{t} {:.4} ms", median(reps, &mut f) * 1e3)
+                format!("t{t} {:.4} ms", best(reps, &mut f))
             })
             .collect();
         eprintln!("{what}: {}", ts.join("  "));
@@ -634,6 +630,29 @@ fn four_steps_bits_follow_values_alone() {
             let base = transform::<f32>(Kind::C2c(Forward), &[n], &[0], line);
             crate::core::isa::baseline_here(false);
             assert!(same_bits(&one, &base), "{n} points: the baseline compilation");
+        }
+    }
+}
+
+/// Lines through four steps in cache, rows of side-by-side points (each
+/// moved as one run) and columns side by side (moved as rows), are within
+/// the bound, and keep their bits whatever the lanes of their groups, the
+/// layout and the threads.
+#[test]
+fn groupings_of_four_step_lines_keep_their_bits() {
+    check_c2c::<f32>(&[256, 12], &[0, 1], 31);
+    check_c2c::<f64>(&[10, 300], &[0, 1], 32);
+    check_bits::<f32>(Kind::C2c(Forward), &[256, 40], &[0, 1], 33);
+    check_bits::<f64>(Kind::C2c(Inverse), &[9, 1024], &[1], 34);
+    let cases: [(&[usize], &[usize]); 3] = [(&[256, 40], &[0, 1]), (&[40, 1024], &[1]), (&[300, 7], &[0])];
+    for (shape, axes) in cases {
+        let x = randoms::<f32>(2 * shape.iter().product::<usize>(), 35);
+        let base = transform::<f32>(Kind::C2c(Forward), shape, axes, &x);
+        for lanes in [1, 3, 16, 64] {
+            super::lines::GROUP_LANES.store(lanes, std::sync::atomic::Ordering::Relaxed);
+            let got = transform::<f32>(Kind::C2c(Forward), shape, axes, &x);
+            super::lines::GROUP_LANES.store(0, std::sync::atomic::Ordering::Relaxed);
+            assert!(same_bits(&base, &got), "{shape:?} {axes:?}: groups of {lanes} lanes");
         }
     }
 }
