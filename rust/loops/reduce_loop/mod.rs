@@ -491,10 +491,8 @@ impl<'a, T: Copy + Default + Sync> Gathered<'a, T> {
         let mut done = 0;
         while done < buf.len() {
             let n = (inner - index[r - 1]).min(buf.len() - done);
-            for x in &mut buf[done..done + n] {
-                *x = self.data[at as usize];
-                at += step;
-            }
+            strided_copy(&self.data, at, step, &mut buf[done..done + n]);
+            at += step * n as isize;
             done += n;
             // Onto the next row of the reduced axes: the innermost index
             // wraps, carrying outwards.
@@ -534,6 +532,41 @@ impl<'a, T: Copy + Default + Sync> Gathered<'a, T> {
     }
 }
 
+/// `out.len()` elements of `data` from index `at`, `step` apart, into
+/// `out`: the elements' run read from its lowest end upwards, by a loop
+/// the compiler vectorises for the small steps of sliced views, then put
+/// in `step`'s order.
+#[inline]
+fn strided_copy<T: Copy>(data: &[T], at: isize, step: isize, out: &mut [T]) {
+    let Some(last) = out.len().checked_sub(1) else { return };
+    let lo = at.min(at + step * last as isize) as usize;
+    match step.unsigned_abs() {
+        0 => return out.fill(data[lo]),
+        1 => out.copy_from_slice(&data[lo..lo + out.len()]),
+        2 => every::<T, 2>(data, lo, out),
+        3 => every::<T, 3>(data, lo, out),
+        4 => every::<T, 4>(data, lo, out),
+        s => out.iter_mut().zip(data[lo..].iter().step_by(s)).for_each(|(x, &y)| *x = y),
+    }
+    if step < 0 {
+        out.reverse();
+    }
+}
+
+/// `out[i] = data[lo + i * S]`: whole groups of `S` as arrays (no bounds
+/// check within), the last term alone where its group runs past `data`.
+#[inline]
+fn every<T: Copy, const S: usize>(data: &[T], lo: usize, out: &mut [T]) {
+    let (groups, _) = data[lo..].as_chunks::<S>();
+    let whole = out.len().min(groups.len());
+    for (x, g) in out[..whole].iter_mut().zip(groups) {
+        *x = g[0];
+    }
+    for (k, x) in out[whole..].iter_mut().enumerate() {
+        *x = data[lo + (whole + k) * S];
+    }
+}
+
 /// The terms of output `k` reduced along `axes`: in place where they can
 /// be read so, else mapped into `held` with the reduced axes last or, where
 /// `columns` allows and the loop's last axis is kept, first.
@@ -560,7 +593,10 @@ fn terms_of<'a, T: Carried>(
             if aligned && contiguous_run::<T>(v, axes) {
                 return Ok(Terms::Runs { data: data(), starts: starts_of(v, &outer, base), len });
             }
-            if aligned && columns {
+            // A grid row narrower than a cache line reduces column by column
+            // nearly term by term: such outputs gather their terms instead.
+            let narrow = outputs * std::mem::size_of::<T>() < 64 && gathered::<T>(p, k, axes, &outer, columns).is_some();
+            if aligned && columns && !narrow {
                 if let Some(stride) = column_stride(v, axes, &outer) {
                     let start = v.layout.offset - base;
                     let grid = Strided::new(&data()[start..], len, outputs, stride);

@@ -103,10 +103,15 @@ fn sums_along_any_axes_match_lane_order_of_the_gathered_terms() {
         // Every other element (a slice's step): read where they lie.
         (vec![2 * c[0], 2 * c[1], 2], 1),
         (vec![2 * c[0], 2 * c[1], -2], 2 * (shape[2] - 1)), // and reversed
+        // Rows apart, each a run; steps of 3 and 4; a reversed step of 5.
+        (vec![2 * c[0], 2 * c[1], 1], 3),
+        (vec![3 * c[0], 3 * c[1], 3], 0),
+        (vec![4 * c[0], 4 * c[1], 4], 1),
+        (vec![5 * c[0], 5 * c[1], -5], 5 * (shape[2] - 1)),
     ];
     for axes in [vec![0], vec![1], vec![2], vec![0, 2], vec![0, 1, 2], vec![]] {
         for (strides, offset) in &layouts {
-            let mut b = Buf::new(8 * shape.iter().product::<usize>() + 16);
+            let mut b = Buf::new(20 * shape.iter().product::<usize>() + 32);
             let x = array(&mut b, &shape, strides, *offset, value);
             let values = f32s(&x);
             let out_shape = reduced_shape(&shape, &axes);
@@ -121,6 +126,31 @@ fn sums_along_any_axes_match_lane_order_of_the_gathered_terms() {
                     let want = core::reduce(Sum, &gather(&values, &shape, &axes, idx)[..], false);
                     assert_eq!(got[o].to_bits(), want.to_bits(), "axes {axes:?} strides {strides:?} output {idx:?}, {threads} threads");
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn sums_of_a_broadcast_operand_read_its_repeated_terms() {
+    // A (37, 5) array read as (37, 5, 1500), axis 2 of step 0.
+    let shape = [37usize, 5, 1500];
+    let mut b = Buf::new(4 * 37 * 5);
+    let small = array(&mut b, &[37, 5], &[5, 1], 0, value);
+    let x = View::new(Layout { dtype: Dtype::Float32, shape: shape.to_vec(), strides: vec![5, 1, 0], offset: 0 }, small.memory).unwrap();
+    let values = f32s(&x);
+    for axes in [vec![2], vec![0, 2], vec![0, 1, 2]] {
+        let out_shape = reduced_shape(&shape, &axes);
+        for threads in [1, 3] {
+            pool::set_threads(threads).unwrap();
+            let mut ob = Buf::new(4 * out_shape.iter().product::<usize>());
+            let dst = View::new(Layout::contiguous(Dtype::Float32, &out_shape), ob.memory()).unwrap();
+            let sum = vec![(Reduction::Monoid(Monoidal::Sum), 0)];
+            plan_reduce(load_prog(), shape.to_vec(), axes.clone(), sum, vec![dst.clone()], vec![Load::Plain(x.clone())]).unwrap().run().unwrap();
+            let got = f32s(&dst);
+            for (o, idx) in out_indices(&out_shape).iter().enumerate() {
+                let want = core::reduce(Sum, &gather(&values, &shape, &axes, idx)[..], false);
+                assert_eq!(got[o].to_bits(), want.to_bits(), "axes {axes:?} output {idx:?}, {threads} threads");
             }
         }
     }
