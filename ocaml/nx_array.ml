@@ -136,6 +136,23 @@ external set16 : bytes_ba -> int -> int -> unit = "%caml_bigstring_set16"
 external set32 : bytes_ba -> int -> int32 -> unit = "%caml_bigstring_set32"
 external set64 : bytes_ba -> int -> int64 -> unit = "%caml_bigstring_set64"
 
+(* The GC's pace for arrays' memory, set once, before the first buffer,
+   unless OCAMLRUNPARAM or CAMLRUNPARAM sets it (M=). The GC counts a
+   buffer's bytes against the OCaml heap: by default a major cycle runs each
+   time dead buffers reach 44% of the heap's size, and for arrays much
+   larger than the heap that meant a cycle every few calls (a loop of
+   316x316 [Nx.add] spent 60% of its time marking and sweeping). Ten times
+   the heap lets a loop's dead results pile up a little longer and be freed
+   together. See the README, "Memory of freed arrays". *)
+let () =
+  let sets_m v =
+    match Sys.getenv_opt v with
+    | Some s -> List.exists (fun e -> String.length e >= 2 && String.sub e 0 2 = "M=") (String.split_on_char ',' s)
+    | None -> false
+  in
+  if not (sets_m "OCAMLRUNPARAM" || sets_m "CAMLRUNPARAM") then
+    Gc.set { (Gc.get ()) with custom_major_ratio = Stdlib.max 1000 (Gc.get ()).custom_major_ratio }
+
 module Buffer = struct
   (* [owner] keeps alive the bigarray whose memory [bytes] views. *)
   type owner = Own | Shared : ('a, 'b, 'c) Bigarray.Genarray.t -> owner

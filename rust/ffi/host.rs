@@ -16,6 +16,40 @@ extern "C" {
     fn posix_memalign(out: *mut *mut c_void, align: usize, size: usize) -> c_int;
     #[cfg(target_os = "linux")]
     fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn mallopt(param: c_int, value: c_int) -> c_int;
+}
+
+/// Has glibc keep the memory of freed buffers below 32 MiB for the next
+/// ones, unless the environment sets its own malloc tuning. The GC frees
+/// buffers in batches, long after their last use (numpy frees each at once
+/// and takes the same block back for the next array); by default glibc
+/// then hands memory at the heap's top back to the kernel, and every fresh
+/// result of a loop faulted its pages in again: a 316x316 `Nx.add` spent
+/// more time in page faults than in adding. Blocks of 32 MiB and more (the
+/// most glibc lets a heap hold) are still mapped afresh each time.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            let tuned = ["MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_"]
+                .iter()
+                .any(|v| std::env::var_os(v).is_some())
+                || std::env::var("GLIBC_TUNABLES").is_ok_and(|t| t.contains("glibc.malloc"));
+            if !tuned {
+                // glibc's M_MMAP_THRESHOLD and M_TRIM_THRESHOLD.
+                const MMAP_THRESHOLD: c_int = -3;
+                const TRIM_THRESHOLD: c_int = -1;
+                // SAFETY: mallopt changes glibc's policies only; a value it
+                // refuses leaves them as they were.
+                unsafe {
+                    mallopt(MMAP_THRESHOLD, 32 << 20);
+                    mallopt(TRIM_THRESHOLD, 128 << 20);
+                }
+            }
+        });
+    }
 }
 
 /// Bytes from which a buffer is laid on transparent huge pages, as numpy
@@ -59,10 +93,12 @@ pub fn nx_cpu_set_threads(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<St
 /// A char bigarray of `n` bytes, aligned to 64 bytes, uninitialised, freed
 /// by the GC. From [`HUGE_FROM`] bytes it starts on a huge page and asks the
 /// kernel for huge pages (where transparent huge pages are on `madvise`).
+/// The first call tunes glibc to keep freed memory ([`keep_freed_memory`]).
 #[ocaml_interop::export]
 pub fn nx_cpu_alloc(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<OCamlBytes> {
     let n: i64 = n.to_rust();
     let bytes = usize::try_from(n).unwrap_or_else(|_| panic!("Nx_array: buffer of {n} bytes"));
+    keep_freed_memory();
     let huge = bytes >= HUGE_FROM;
     let mut p: *mut c_void = std::ptr::null_mut();
     // SAFETY: posix_memalign writes p; 64 and HUGE_PAGE are powers of two
