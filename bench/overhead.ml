@@ -57,6 +57,11 @@ let nx_sum n =
   let a = Nx.ones Nx.float32 [| n |] in
   fun () -> ignore (Sys.opaque_identity (Nx.sum a))
 
+(* The sum of the first half of the rows, every other column: a strided view. *)
+let nx_slice_sum side =
+  let a = Nx.ones Nx.float32 [| side; side |] in
+  fun () -> ignore (Sys.opaque_identity (Nx.sum (Nx.slice [ Nx.R (0, side / 2); Nx.Rs (0, side, 2) ] a)))
+
 let cases =
   [
     ("map add float32 1", map_case [| 1 |]);
@@ -69,6 +74,8 @@ let cases =
     ("Nx.add float32 1x1", nx_add 1);
     ("Nx.add float32 32x32", nx_add 32);
     ("Nx.sum float32 1024", nx_sum 1024);
+    ("Nx.add float32 316x316", nx_add 316);
+    ("Nx.slice sum float32 256x256", nx_slice_sum 256);
   ]
 
 (* The process's CPU time: other work on the machine delays a round less
