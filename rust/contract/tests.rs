@@ -913,15 +913,8 @@ fn dst_may_be_init_or_an_operand() {
 fn speed() {
     let only = std::env::var("CONTRACT_SPEED").unwrap_or_default();
     let paths: &[bool] = if std::env::var("CONTRACT_AVX2").is_ok() { &[false, true] } else { &[false] };
-    let time = |name: &str, c: &Case, acc: Dtype, flops: f64| {
-        if !name.contains(&only) {
-            return;
-        }
-        let mut rng = Rng(1);
-        let s = setup(c, &mut rng);
-        let a = place(c.da, &c.a, c.lays[0], &s.a);
-        let b = place(c.db, &c.b, c.lays[1], &s.b);
-        let d = place(c.dd, &s.dst_shape, Lay::C, &vec![C64::new(0.0, 0.0); s.dst_shape.iter().product()]);
+    for (name, c, acc, flops) in speed_cases().into_iter().filter(|(name, ..)| name.contains(&only)) {
+        let (a, b, d) = operands(&c);
         for &baseline in paths {
             crate::core::isa::baseline_here(baseline);
             for threads in [1, 2] {
@@ -950,25 +943,40 @@ fn speed() {
             }
         }
         crate::core::isa::baseline_here(false);
-    };
+    }
+}
+
+/// The timed cases: name, case, the dtype products accumulate in, flops a call.
+fn speed_cases() -> Vec<(String, Case, Dtype, f64)> {
+    let mut cases = vec![];
     for n in [256, 1024, 2048] {
         for d in [Dtype::Float32, Dtype::Float64] {
-            let f = 2.0 * (n * n * n) as f64;
-            time(&format!("{} {n}^3", d.name()), &Case::mm(n, n, n, d), d, f);
+            cases.push((format!("{} {n}^3", d.name()), Case::mm(n, n, n, d), d, 2.0 * (n * n * n) as f64));
         }
     }
     let f = 2.0 * 1024f64.powi(3);
-    time("float32 1024^3 a^T b", &Case { lays: [Lay::F, Lay::C, Lay::C, Lay::C], ..Case::mm(1024, 1024, 1024, Dtype::Float32) }, Dtype::Float32, f);
-    time("complex64 1024^3", &Case::mm(1024, 1024, 1024, Dtype::Complex64), Dtype::Complex64, 8.0 * 1024f64.powi(3));
+    let at_b = Case { lays: [Lay::F, Lay::C, Lay::C, Lay::C], ..Case::mm(1024, 1024, 1024, Dtype::Float32) };
+    cases.push(("float32 1024^3 a^T b".into(), at_b, Dtype::Float32, f));
+    cases.push(("complex64 1024^3".into(), Case::mm(1024, 1024, 1024, Dtype::Complex64), Dtype::Complex64, 4.0 * f));
     let bmm = Case { a: vec![64, 128, 128], b: vec![64, 128, 128], pairs: Pairs { batch: vec![(0, 0)], contracting: vec![(2, 1)] }, ..Case::mm(0, 0, 0, Dtype::Float32) };
-    time("float32 bmm 64x128^3", &bmm, Dtype::Float32, 2.0 * 64.0 * 128f64.powi(3));
+    cases.push(("float32 bmm 64x128^3".into(), bmm, Dtype::Float32, 2.0 * 64.0 * 128f64.powi(3)));
     for n in [1024, 4096] {
-        time(&format!("float32 matvec {n}"), &Case::mm(n, 1, n, Dtype::Float32), Dtype::Float32, 2.0 * (n * n) as f64);
+        cases.push((format!("float32 matvec {n}"), Case::mm(n, 1, n, Dtype::Float32), Dtype::Float32, 2.0 * (n * n) as f64));
     }
     let i8mm = Case { dd: Dtype::Int32, ..Case::mm(1024, 1024, 1024, Dtype::Int8) };
-    time("int8->int32 1024^3", &i8mm, Dtype::Int32, f);
+    cases.push(("int8->int32 1024^3".into(), i8mm, Dtype::Int32, f));
     let h = Case { dd: Dtype::Float32, ..Case::mm(1024, 1024, 1024, Dtype::Float16) };
-    time("float16->float32 1024^3", &h, Dtype::Float32, f);
+    cases.push(("float16->float32 1024^3".into(), h, Dtype::Float32, f));
+    cases
+}
+
+/// A case's operands and destination in memory, of `setup`'s values.
+fn operands(c: &Case) -> (Arr, Arr, Arr) {
+    let s = setup(c, &mut Rng(1));
+    let a = place(c.da, &c.a, c.lays[0], &s.a);
+    let b = place(c.db, &c.b, c.lays[1], &s.b);
+    let d = place(c.dd, &s.dst_shape, Lay::C, &vec![C64::new(0.0, 0.0); s.dst_shape.iter().product()]);
+    (a, b, d)
 }
 
 /// Seconds of CPU time the process has used, all its threads, in the
@@ -1193,33 +1201,16 @@ fn micro_speed() {
 fn cpu_speed() {
     let only = std::env::var("CONTRACT_SPEED").unwrap_or_default();
     pool::set_threads(1).unwrap();
-    let time = |name: &str, c: &Case, flops: f64| {
-        if !name.contains(&only) {
-            return;
-        }
-        let mut rng = Rng(1);
-        let s = setup(c, &mut rng);
-        let a = place(c.da, &c.a, c.lays[0], &s.a);
-        let b = place(c.db, &c.b, c.lays[1], &s.b);
-        let d = place(c.dd, &s.dst_shape, Lay::C, &vec![C64::new(0.0, 0.0); s.dst_shape.iter().product()]);
+    for (name, c, acc, flops) in speed_cases().into_iter().filter(|(name, ..)| name.contains(&only)) {
+        let (a, b, d) = operands(&c);
         let reps = (8e9 / flops).clamp(5.0, 400.0) as usize;
         let best = (0..reps)
             .map(|_| {
                 let t = crate::core::cpu_clock::thread_cpu_s();
-                assert_eq!(contract(&c.pairs, c.dd, &d.view, None, &a.view, &b.view), Answer::Done);
+                assert_eq!(contract(&c.pairs, acc, &d.view, None, &a.view, &b.view), Answer::Done);
                 crate::core::cpu_clock::thread_cpu_s() - t
             })
             .fold(f64::INFINITY, f64::min);
         println!("{name:<28} 1 thr cpu: best {:9.3} ms {:7.1} GFLOP/s", best * 1e3, flops / best / 1e9);
-    };
-    for n in [256, 1024, 2048] {
-        for d in [Dtype::Float32, Dtype::Float64] {
-            time(&format!("{} {n}^3", d.name()), &Case::mm(n, n, n, d), 2.0 * (n * n * n) as f64);
-        }
-    }
-    let bmm = Case { a: vec![64, 128, 128], b: vec![64, 128, 128], pairs: Pairs { batch: vec![(0, 0)], contracting: vec![(2, 1)] }, ..Case::mm(0, 0, 0, Dtype::Float32) };
-    time("float32 bmm 64x128^3", &bmm, 2.0 * 64.0 * 128f64.powi(3));
-    for n in [1024, 4096] {
-        time(&format!("float32 matvec {n}"), &Case::mm(n, 1, n, Dtype::Float32), 2.0 * (n * n) as f64);
     }
 }
