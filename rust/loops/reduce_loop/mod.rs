@@ -595,8 +595,12 @@ fn terms_of<'a, T: Carried>(
             }
             // A grid row narrower than a cache line reduces column by column
             // nearly term by term: such outputs gather their terms instead.
-            let narrow = outputs * std::mem::size_of::<T>() < 64 && gathered::<T>(p, k, axes, &outer, columns).is_some();
-            if aligned && columns && !narrow {
+            if outputs * std::mem::size_of::<T>() < 64 {
+                if let Some(g) = gathered(p, k, axes, &outer, columns) {
+                    return Ok(Terms::Gathered(g));
+                }
+            }
+            if aligned && columns {
                 if let Some(stride) = column_stride(v, axes, &outer) {
                     let start = v.layout.offset - base;
                     let grid = Strided::new(&data()[start..], len, outputs, stride);
