@@ -151,7 +151,8 @@ let () =
     | None -> false
   in
   if not (sets_m "OCAMLRUNPARAM" || sets_m "CAMLRUNPARAM") then
-    Gc.set { (Gc.get ()) with custom_major_ratio = Stdlib.max 1000 (Gc.get ()).custom_major_ratio }
+    let gc = Gc.get () in
+    Gc.set { gc with custom_major_ratio = Stdlib.max 1000 gc.custom_major_ratio }
 
 module Buffer = struct
   (* [owner] keeps alive the bigarray whose memory [bytes] views. *)
