@@ -160,11 +160,48 @@ module Make (K : Nx_kernel.S) = struct
         Bits (D.code d, lo, hi)
     | n -> Node n
 
+  (* Keys compared and hashed field by field: the generic [=] and
+     [Hashtbl.hash] walked the whole tuple and took a tenth of a small
+     call. The kinds are constant constructors, so [==] compares them. *)
+  let dtype_equal (D.Any a) (D.Any b) = D.code a = D.code b
+
+  let node_equal a b =
+    match (a, b) with
+    | Bits (d, lo, hi), Bits (e, lo', hi') -> d = e && Int64.equal lo lo' && Int64.equal hi hi'
+    | Node (P.Load i), Node (P.Load j) | Node (P.Coord i), Node (P.Coord j) -> i = j
+    | Node (P.Op1 (P.Unary u, x)), Node (P.Op1 (P.Unary v, y)) -> u == v && x = y
+    | Node (P.Op1 (P.Cast d, x)), Node (P.Op1 (P.Cast e, y)) -> dtype_equal d e && x = y
+    | Node (P.Op2 (k, x, y)), Node (P.Op2 (k', x', y')) -> k == k' && x = x' && y = y'
+    | Node (P.Where (c, x, y)), Node (P.Where (c', x', y')) -> c = c' && x = x' && y = y'
+    | _ -> false
+
+  let array_equal eq a b =
+    let n = Array.length a in
+    n = Array.length b
+    &&
+    let rec from i = i = n || (eq a.(i) b.(i) && from (i + 1)) in
+    from 0
+
+  let mix h x = (h * 1_000_003) lxor x
+
+  let node_hash = function
+    | Bits (d, lo, hi) -> mix (mix d (Int64.to_int lo)) (Int64.to_int hi)
+    | Node (P.Load i) -> mix 1 i
+    | Node (P.Coord i) -> mix 2 i
+    | Node (P.Op1 (P.Unary u, x)) -> mix (mix 3 (Hashtbl.hash u)) x
+    | Node (P.Op1 (P.Cast (D.Any d), x)) -> mix (mix 4 (D.code d)) x
+    | Node (P.Op2 (k, x, y)) -> mix (mix (mix 5 (Hashtbl.hash k)) x) y
+    | Node (P.Where (c, x, y)) -> mix (mix (mix 6 c) x) y
+    | Node (P.Const _) -> 7
+
   module Programs = Hashtbl.Make (struct
     type t = D.any array * node_key array * D.any
 
-    let equal = ( = )
-    let hash = Hashtbl.hash_param 64 256
+    let equal (o, n, d) (o', n', d') = dtype_equal d d' && array_equal dtype_equal o o' && array_equal node_equal n n'
+
+    let hash (o, n, D.Any d) =
+      let h = Array.fold_left (fun h (D.Any e) -> mix h (D.code e)) (D.code d) o in
+      Array.fold_left (fun h k -> mix h (node_hash k)) h n land max_int
   end)
 
   (* The programs each domain has built, by operands, nodes and output

@@ -462,10 +462,31 @@ let calls () =
     [ 2; 0; 1; 1; 1; 0; 0 ];
   count "refused before any kernel" (fun () -> try ignore (Counted.add a (Counted.ones Counted.float32 [| 4 |])) with Invalid_argument _ -> ()) [ 1; 0; 0 ]
 
+(* Programs that differ only in a constant's bits, a kind, a dtype or
+   their operands' order are told apart by the cache of programs, the
+   second time round too. *)
+let programs_told_apart () =
+  let sign t = Array.to_list (Array.map (fun x -> Int64.bits_of_float x < 0L) (to_array t)) in
+  let z = f64 [| 2 |] [ -0.; -0. ] in
+  let bits msg want t = Alcotest.(check (list bool)) msg want (sign t) in
+  for _ = 1 to 2 do
+    bits "-0 + +0" [ false; false ] (add_s z 0.);
+    bits "-0 + -0" [ true; true ] (add_s z (-0.));
+    let a = f32 [| 2 |] [ 3.; 5. ] and b = f32 [| 2 |] [ 2.; 7. ] in
+    check_floats "add" [ 5.; 12. ] (add a b);
+    check_floats "mul" [ 6.; 35. ] (mul a b);
+    check_floats "sub" [ 1.; -2. ] (sub a b);
+    check_floats "sub, swapped" [ -1.; 2. ] (sub b a);
+    check_ints "add int32" [ 5; 12 ] (add (i32 [| 2 |] [ 3; 5 ]) (i32 [| 2 |] [ 2; 7 ]));
+    check_floats "astype float64" [ 3.; 5. ] (astype float64 a);
+    check_ints "astype int32" [ 3; 5 ] (astype int32 a)
+  done
+
 let tests =
   [ ("errors name their function", `Quick, errors); ("properties", `Quick, properties);
     ("views share memory", `Quick, views_share); ("creation", `Quick, creation); ("shapes", `Quick, shapes);
     ("indexing", `Quick, indexing); ("elementwise", `Quick, elementwise); ("reductions and scans", `Quick, reductions);
     ("a sum's bits are the kernel's", `Quick, kernel_bits); ("printing", `Quick, printing);
     ("kron, cross, outer", `Quick, products); ("random numbers", `Quick, random);
-    ("every dtype", `Quick, every_dtype); ("kernel calls", `Quick, calls) ]
+    ("every dtype", `Quick, every_dtype); ("kernel calls", `Quick, calls);
+    ("programs told apart", `Quick, programs_told_apart) ]

@@ -3,6 +3,7 @@
 //! answers, planned calls and the thread pool.
 
 pub mod answer;
+pub mod caches;
 pub mod call;
 pub mod door;
 pub mod dtype;
@@ -10,6 +11,7 @@ pub mod isa;
 pub mod layout;
 pub mod narrow;
 pub mod pool;
+pub mod stream;
 #[cfg(test)]
 pub(crate) mod alloc_count;
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //! reaches, then copies the pieces' intervals in order, a later piece's
 //! over an earlier one's.
 
-use super::slot::{copy_run, fence, streams, Slot};
+use super::slot::{copy_run, streams, Slot};
+use crate::core::stream::fence;
 use super::walk::{at, bounds, last_stride, parts, runs};
 use super::{check_dst, claims};
 use crate::core::call::Call;

@@ -139,12 +139,6 @@ fn time_moves() {
     }
 }
 
-/// Bytes of the host's L2 cache as Linux reports it for CPU 0.
-fn l2_bytes() -> usize {
-    let t = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index2/size").unwrap_or_default();
-    t.trim().trim_end_matches('K').parse::<usize>().map_or(1 << 20, |k| k << 10)
-}
-
 #[test]
 #[ignore]
 fn scatter_narrow_add_memory() {
@@ -157,8 +151,8 @@ fn scatter_narrow_add_memory() {
     // (8 + w) min (m, 2^22) (and about 5 t in all where m > t and m > 2^19),
     // and on each thread 16 w + 136 KiB and the greater of 5/8 of L2 and
     // 5 t / 512 (this one only where m does not exceed t or 2^19).
-    let cache = scatter::largest_cache();
-    let l2 = l2_bytes();
+    let cache = crate::core::caches::largest();
+    let l2 = crate::core::caches::reported().l2.unwrap_or(1 << 20);
     println!("largest cache {cache} bytes, L2 {l2} bytes");
     println!("case | t | m | slices | threads | strategy | measured bytes | contract's bytes");
     let cases: [(&str, usize, usize, usize, usize); 5] = [

@@ -6,11 +6,12 @@
 //! for runs whose destination and positions step 1 along a source read
 //! at one place (the contiguous `take` of a vector); each element's source
 //! is prefetched [`AHEAD`] elements before it is read where the source
-//! exceeds the host's largest cache ([`super::scatter::largest_cache`]),
+//! exceeds the host's largest cache ([`crate::core::caches::largest`]),
 //! and not otherwise: where the source is in the cache the prefetches
 //! were measured to cost more than they save.
 
-use super::slot::{copy_run, fence, prefetch, streams, Slot};
+use super::slot::{copy_run, prefetch, streams, Slot};
+use crate::core::stream::fence;
 use super::walk::{at, bounds, dense, last_stride, parts, runs};
 use super::{check_dst, check_index, claims};
 use crate::core::call::Call;
@@ -46,7 +47,7 @@ pub fn plan(axis: usize, dst: View, idx: View, x: View) -> Result<Gather, String
         return Err(format!("the source has shape {xs:?}, the destination {ds:?}: they differ off axis {axis}"));
     }
     check_dst(&dst, &[("positions", &idx), ("source", &x)])?;
-    Ok(Gather { axis, dst, idx, x, far: false }.on_cache(super::scatter::largest_cache()))
+    Ok(Gather { axis, dst, idx, x, far: false }.on_cache(crate::core::caches::largest()))
 }
 
 /// Elements a gather of single elements reads ahead of the one it copies,

@@ -21,7 +21,8 @@
 //! written by an atomic read-modify-write ([`super::slot`]). Each element's
 //! bits depend on the operands alone, never on the split.
 
-use super::slot::{copy_run, fence, streams, Slot};
+use super::slot::{copy_run, streams, Slot};
+use crate::core::stream::fence;
 use super::walk::{at, dense, parts, runs};
 use super::{check_dst, check_index, claims};
 use crate::core::call::Call;

@@ -23,7 +23,7 @@
 //! [`Strategy::ByTarget`] is taken where the slices are fewer than the
 //! threads, there are at least 2^16 updates (any number for a narrow
 //! float) and the slices' targets, in their dtype (float32 for a narrow
-//! float), exceed the host's largest cache ([`largest_cache`]): targets
+//! float), exceed the host's largest cache ([`crate::core::caches::largest`]): targets
 //! that fit it are combined faster by one thread than by several each
 //! reading every position.
 //!
@@ -40,7 +40,8 @@
 //! target that the call relies on, the sum of a target and its update
 //! rounds at once, without the float32 sums.
 
-use super::slot::{copy_run, fence, prefetch, streams, Slot};
+use super::slot::{copy_run, prefetch, streams, Slot};
+use crate::core::stream::fence;
 use super::walk::{at, bounds, last_stride, map_parts, parts, runs};
 use super::num::{Decode, Narrowed, Num};
 use super::slot::Packed;
@@ -51,7 +52,6 @@ use crate::core::call::Call;
 use crate::core::door::Claim;
 use crate::core::layout::{same_dims, View};
 use crate::core::pool;
-use std::sync::OnceLock;
 
 /// How a scatter combines its updates with their target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,35 +86,8 @@ pub struct Host {
 impl Host {
     /// The pool's threads and the largest cache the host reports.
     pub fn current() -> Host {
-        Host { threads: pool::threads(), cache: largest_cache() }
+        Host { threads: pool::threads(), cache: crate::core::caches::largest() }
     }
-}
-
-/// Bytes of the host's largest cache, as Linux reports it for CPU 0
-/// (`/sys/devices/system/cpu/cpu0/cache/index*/size`); 32 MiB where it
-/// reports none. Read once a process.
-pub fn largest_cache() -> usize {
-    static CACHE: OnceLock<usize> = OnceLock::new();
-    *CACHE.get_or_init(|| reported_cache().unwrap_or(32 << 20))
-}
-
-/// The largest cache size the system reports, if any.
-fn reported_cache() -> Option<usize> {
-    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
-    dir.filter_map(|e| {
-        let text = std::fs::read_to_string(e.ok()?.path().join("size")).ok()?;
-        let t = text.trim();
-        let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
-        let scale = match unit {
-            "" => 1,
-            "K" => 1 << 10,
-            "M" => 1 << 20,
-            "G" => 1 << 30,
-            _ => return None,
-        };
-        num.parse::<usize>().ok()?.checked_mul(scale)
-    })
-    .max()
 }
 
 /// A checked scatter call.

@@ -8,6 +8,7 @@
 //! writing neighbouring elements of one byte never lose each other's bits
 //! (as `crate::loops::memio` does for the loops).
 
+use crate::core::stream::stream;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// An element's bits, read from and written to an element index.
@@ -230,45 +231,6 @@ pub fn prefetch(p: *const u8) {
     let _ = p;
 }
 
-/// Copies `bytes` bytes from `src` to `dst`, the whole cache lines of
-/// `dst` by non-temporal stores, which write memory without first reading
-/// the lines into the cache: for copies into a destination larger than
-/// the caches, whose lines would only push others out. The stores reach
-/// memory in no set order with other stores: a thread that streams calls
-/// [`fence`] before its part ends.
-///
-/// # Safety
-/// Both ranges lie in valid memory and do not overlap, and no other
-/// thread accesses them meanwhile.
-#[inline]
-pub unsafe fn stream(src: *const u8, dst: *mut u8, bytes: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::*;
-        let head = (dst.align_offset(64)).min(bytes);
-        let lines = (bytes - head) / 64;
-        // SAFETY: the head, the lines and the tail partition the two
-        // ranges (caller); each line of dst is 64-byte aligned, so both of
-        // its halves are 32-byte aligned as the stores need; AVX2 is part
-        // of the crate's baseline.
-        unsafe {
-            std::ptr::copy_nonoverlapping(src, dst, head);
-            for l in 0..lines {
-                let (s, d) = (src.add(head + 64 * l), dst.add(head + 64 * l));
-                _mm256_stream_si256(d as *mut __m256i, _mm256_loadu_si256(s as *const __m256i));
-                _mm256_stream_si256(d.add(32) as *mut __m256i, _mm256_loadu_si256(s.add(32) as *const __m256i));
-            }
-            let done = head + 64 * lines;
-            std::ptr::copy_nonoverlapping(src.add(done), dst.add(done), bytes - done);
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    // SAFETY: as this function's contract.
-    unsafe {
-        std::ptr::copy_nonoverlapping(src, dst, bytes)
-    };
-}
-
 /// As [`Slot::copy`], by [`stream`] where `streaming` is set, both runs
 /// step 1 and the elements are of whole bytes.
 ///
@@ -285,23 +247,11 @@ pub unsafe fn copy_run<S: Slot>(streaming: bool, src: *const u8, s: isize, ss: i
     unsafe { S::copy(src, s, ss, dst, d, ds, n) }
 }
 
-/// Orders the thread's earlier non-temporal stores ([`stream`]) before its
-/// later stores, so that a part that streamed has written memory when the
-/// pool sees it end.
-#[inline]
-pub fn fence() {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a store fence has no operands; SSE is part of x86-64.
-    unsafe {
-        std::arch::x86_64::_mm_sfence()
-    };
-}
-
 /// Whether a call writing `bytes` bytes streams its long copies: its
 /// destination is larger than the host's largest cache (as the contract's
 /// scatter reads it), so that what it writes would not stay there.
 pub fn streams(bytes: usize) -> bool {
-    bytes > super::scatter::largest_cache()
+    bytes > crate::core::caches::largest()
 }
 
 /// Runs `$body` with `$s` the [`Slot`] type of elements of `$bits` bits.
@@ -319,25 +269,4 @@ macro_rules! with_slot {
             _ => { type $s = u128; $body }
         }
     }};
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn streaming_copies_every_byte_at_every_alignment() {
-        let src: Vec<u8> = (0..4096u32).map(|i| (i * 7 + 3) as u8).collect();
-        for off in [0, 1, 31, 32, 63] {
-            for len in [0, 1, 63, 64, 65, 200, 1000, 3000] {
-                let mut dst = vec![0u8; 4200];
-                let at = dst.as_ptr().align_offset(64) + off;
-                // SAFETY: both ranges lie in their vectors, apart.
-                unsafe { stream(src.as_ptr().add(5), dst.as_mut_ptr().add(at), len) };
-                fence();
-                assert_eq!(&dst[at..at + len], &src[5..5 + len], "offset {off} length {len}");
-                assert!(dst[..at].iter().chain(&dst[at + len..]).all(|&b| b == 0), "offset {off} length {len}");
-            }
-        }
-    }
 }

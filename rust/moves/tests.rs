@@ -345,7 +345,7 @@ fn long_copies_stream_into_a_destination_past_the_cache() {
     // copied by streaming stores, on 1 and 3 threads, at an odd offset.
     let mut rng = Rng(14);
     let d = Dtype::Float32;
-    let n = scatter::largest_cache() / 4 + 1000;
+    let n = crate::core::caches::largest() / 4 + 1000;
     let rows = n / 16 + 1;
     for threads in [1, 3] {
         pool::set_threads(threads).unwrap();
@@ -630,7 +630,7 @@ fn scatter_add_has_the_same_bits_on_1_and_3_threads_by_sizes() {
     // destinations' buffers must be equal bit for bit, and match the
     // left-to-right reference.
     let mut rng = Rng(9);
-    let cache = scatter::largest_cache();
+    let cache = crate::core::caches::largest();
     for d in [Dtype::Float32, Dtype::Bfloat16, Dtype::Complex64] {
         let width = if d.is_narrow_float() { 4 } else { d.bytes() };
         let big = cache / width + 1;
@@ -714,8 +714,8 @@ fn scatter_strategy_rule() {
     assert_eq!(plan(h(3, 64), Dtype::Float16, &[8, 2], 2, &mut rng), Strategy::PerSlice);
     assert_eq!(plan(h(3, 63), Dtype::Float16, &[8, 2], 2, &mut rng), Strategy::ByTarget);
     // The cache the machine reports.
-    assert!(scatter::largest_cache() >= 1 << 15);
-    assert_eq!(Host::current().cache, scatter::largest_cache());
+    assert!(crate::core::caches::largest() >= 1 << 15);
+    assert_eq!(Host::current().cache, crate::core::caches::largest());
 }
 
 #[test]

@@ -61,33 +61,9 @@ const CACHED_BYTES: (usize, usize) = (2 << 20, 64 << 20);
 fn cached_bytes() -> usize {
     static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *BYTES.get_or_init(|| {
-        let last = last_level_cache().unwrap_or(0) / 2;
+        let last = crate::core::caches::reported().largest.unwrap_or(0) / 2;
         last.clamp(CACHED_BYTES.0, CACHED_BYTES.1)
     })
-}
-
-/// The size of the highest level of cache that Linux reports for CPU 0.
-fn last_level_cache() -> Option<usize> {
-    let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
-    let read = |i: usize, what: &str| std::fs::read_to_string(dir.join(format!("index{i}/{what}"))).ok();
-    (0..16)
-        .map_while(|i| Some((read(i, "level")?, read(i, "size")?)))
-        .filter_map(|(level, size)| Some((level.trim().parse::<u32>().ok()?, cache_size(&size)?)))
-        .max()
-        .map(|(_, bytes)| bytes)
-}
-
-/// The bytes of a cache size as Linux writes it: `48K`, `2048K`, `32M`.
-fn cache_size(text: &str) -> Option<usize> {
-    let t = text.trim();
-    let (digits, unit) = match t.strip_suffix('K') {
-        Some(d) => (d, 1 << 10),
-        None => match t.strip_suffix('M') {
-            Some(d) => (d, 1 << 20),
-            None => (t, 1),
-        },
-    };
-    digits.parse::<usize>().ok()?.checked_mul(unit)
 }
 
 /// Whether a loop of `size` elements whose operands (destinations and

@@ -501,12 +501,7 @@ fn contiguous_aligned_runs_are_read_and_written_in_place() {
 }
 
 #[test]
-fn cache_sizes_read_as_linux_writes_them() {
-    assert_eq!(cache_size("48K\n"), Some(48 << 10));
-    assert_eq!(cache_size("491520K"), Some(491520 << 10));
-    assert_eq!(cache_size("32M"), Some(32 << 20));
-    assert_eq!(cache_size("4096"), Some(4096));
-    assert_eq!(cache_size("big"), None);
+fn cached_bytes_lie_within_their_bounds() {
     let c = cached_bytes();
     assert!((CACHED_BYTES.0..=CACHED_BYTES.1).contains(&c), "{c}");
 }
