@@ -65,38 +65,53 @@ impl Mats {
         at
     }
 
+    /// The columns a [`Mats::read`] or [`Mats::write`] takes at a time: a
+    /// cache line of elements, so that a row-major matrix is read a line
+    /// at a time while each column's scratch is written in order.
+    fn band<T>() -> usize {
+        (64 / std::mem::size_of::<T>()).max(1)
+    }
+
     /// Reads matrix `b` into `dst`, column-major with leading dimension
-    /// `self.rows`.
+    /// `self.rows`, [`Mats::band`] columns at a time, row after row.
     pub fn read<T: Scalar>(&self, b: usize, dst: &mut [T]) {
         debug_assert_eq!(T::DTYPE, self.dtype);
         let (m, n) = (self.rows, self.cols);
         assert!(dst.len() >= m * n);
         let p = self.base.base as *const T;
         let s = self.start(b);
-        for j in 0..n {
+        for j0 in (0..n).step_by(Self::band::<T>()) {
+            let j1 = (j0 + Self::band::<T>()).min(n);
             for i in 0..m {
-                // SAFETY: the view was checked to lie in its memory, so each
-                // element index of a matrix in its batch is inside it.
-                dst[i + j * m] = unsafe { p.offset(s + i as isize * self.rs + j as isize * self.cs).read_unaligned() };
+                let row = s + i as isize * self.rs;
+                for j in j0..j1 {
+                    // SAFETY: the view was checked to lie in its memory, so
+                    // each element index of a matrix in its batch is inside it.
+                    dst[i + j * m] = unsafe { p.offset(row + j as isize * self.cs).read_unaligned() };
+                }
             }
         }
     }
 
     /// Writes `src`, column-major with leading dimension `self.rows`, into
-    /// matrix `b`.
+    /// matrix `b`, [`Mats::band`] columns at a time, row after row.
     pub fn write<T: Scalar>(&self, b: usize, src: &[T]) {
         debug_assert_eq!(T::DTYPE, self.dtype);
         let (m, n) = (self.rows, self.cols);
         assert!(src.len() >= m * n);
         let p = self.base.base as *mut T;
         let s = self.start(b);
-        for j in 0..n {
+        for j0 in (0..n).step_by(Self::band::<T>()) {
+            let j1 = (j0 + Self::band::<T>()).min(n);
             for i in 0..m {
-                // SAFETY: as in `read`; the destination does not map two
-                // indices to one element and no other destination or
-                // operand shares its bytes (checked in planning), so no
-                // other thread writes or reads this element.
-                unsafe { p.offset(s + i as isize * self.rs + j as isize * self.cs).write_unaligned(src[i + j * m]) };
+                let row = s + i as isize * self.rs;
+                for j in j0..j1 {
+                    // SAFETY: as in `read`; the destination does not map two
+                    // indices to one element and no other destination or
+                    // operand shares its bytes (checked in planning), so no
+                    // other thread writes or reads this element.
+                    unsafe { p.offset(row + j as isize * self.cs).write_unaligned(src[i + j * m]) };
+                }
             }
         }
     }
