@@ -172,36 +172,55 @@ fn chunk<T: Scalar>(rows: &Rows<T>, t: &[T], ldt: usize, x: &mut [T], ldx: usize
         }
         // The diagonal block, substituted on its rows packed, mr columns
         // at a time (+0 past the last), then written back and negated.
+        let diag = &t[i0 + i0 * ldt..];
         for p in 0..np {
             let cols = mr.min(cn - p * mr);
             let block = &mut fp[p * mr * n + i0 * mr..][..h * mr];
-            for (k, row) in block.chunks_exact_mut(mr).enumerate() {
-                for (r, y) in row.iter_mut().enumerate().take(cols) {
-                    *y = x[i0 + k + (p * mr + r) * ldx];
+            for r in 0..cols {
+                let col = &x[i0 + (p * mr + r) * ldx..][..h];
+                for (y, &v) in block.iter_mut().skip(r).step_by(mr).zip(col) {
+                    *y = v;
                 }
             }
-            for k in 0..h {
-                let (done, rest) = block.split_at_mut((k + 1) * mr);
-                let xk = &mut done[k * mr..];
-                if !unit {
-                    let d = t[i0 + k + (i0 + k) * ldt];
-                    xk.iter_mut().for_each(|y| *y = T::div(*y, d));
-                }
-                for (i, row) in rest.chunks_exact_mut(mr).enumerate() {
-                    let l = t[i0 + k + 1 + i + (i0 + k) * ldt];
-                    for (y, &v) in row.iter_mut().zip(xk.iter()) {
-                        *y = T::sub_mul(*y, l, v);
-                    }
+            match mr {
+                12 => substitute_n::<T, 12>(block, diag, ldt, h, unit),
+                6 => substitute_n::<T, 6>(block, diag, ldt, h, unit),
+                4 => substitute_n::<T, 4>(block, diag, ldt, h, unit),
+                _ => substitute(block, mr, diag, ldt, h, unit),
+            }
+            for r in 0..cols {
+                let col = &mut x[i0 + (p * mr + r) * ldx..][..h];
+                for (v, &y) in col.iter_mut().zip(block.iter().skip(r).step_by(mr)) {
+                    *v = y;
                 }
             }
-            for (k, row) in block.chunks_exact_mut(mr).enumerate() {
-                for (r, y) in row.iter_mut().enumerate() {
-                    if r < cols {
-                        x[i0 + k + (p * mr + r) * ldx] = *y;
-                    }
-                    *y = y.neg();
-                }
+            block.iter_mut().for_each(|y| *y = y.neg());
+        }
+    }
+}
+
+/// Substitutes the lower triangle `d` (h × h at `d[i + k ldd]`, its
+/// diagonal ones where `unit`) on `block`'s h rows of `w` columns, in
+/// place: row k divided by d_kk, then each row below less d_ik times it,
+/// each value by [`Scalar::div`] and [`Scalar::sub_mul`].
+#[inline(always)]
+fn substitute<T: Scalar>(block: &mut [T], w: usize, d: &[T], ldd: usize, h: usize, unit: bool) {
+    for k in 0..h {
+        let (done, rest) = block[..h * w].split_at_mut((k + 1) * w);
+        let xk = &mut done[k * w..];
+        if !unit {
+            let dk = d[k + k * ldd];
+            xk.iter_mut().for_each(|y| *y = T::div(*y, dk));
+        }
+        for (row, &l) in rest.chunks_exact_mut(w).zip(&d[k + 1 + k * ldd..h + k * ldd]) {
+            for (y, &v) in row.iter_mut().zip(xk.iter()) {
+                *y = T::sub_mul(*y, l, v);
             }
         }
     }
+}
+
+/// [`substitute`] of rows of `N` columns, compiled for that width.
+fn substitute_n<T: Scalar, const N: usize>(block: &mut [T], d: &[T], ldd: usize, h: usize, unit: bool) {
+    substitute(block, N, d, ldd, h, unit)
 }
