@@ -23,6 +23,14 @@ pub struct Mats {
     cs: isize,
 }
 
+/// The rows and columns of a tile of [`Mats::read`] and [`Mats::write`].
+const TILE: usize = 8;
+
+/// The tiles of an m × n matrix, column band after band: `(i0, i1, j0, j1)`.
+fn tiles(m: usize, n: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
+    (0..n).step_by(TILE).flat_map(move |j0| (0..m).step_by(TILE).map(move |i0| (i0, (i0 + TILE).min(m), j0, (j0 + TILE).min(n))))
+}
+
 /// The batch shape of a view whose last `tail` axes are each matrix's.
 pub fn batch_of(l: &Layout, tail: usize) -> &[usize] {
     &l.shape[..l.shape.len().saturating_sub(tail)]
@@ -66,37 +74,81 @@ impl Mats {
     }
 
     /// Reads matrix `b` into `dst`, column-major with leading dimension
-    /// `self.rows`.
+    /// `self.rows`, by tiles of [`TILE`] rows and columns, each read along
+    /// its shorter stride and written whole column by column, so that
+    /// neither side revisits a cache line (matrices of power-of-two
+    /// strides map a tile's lines to one cache set).
     pub fn read<T: Scalar>(&self, b: usize, dst: &mut [T]) {
         debug_assert_eq!(T::DTYPE, self.dtype);
         let (m, n) = (self.rows, self.cols);
         assert!(dst.len() >= m * n);
         let p = self.base.base as *const T;
         let s = self.start(b);
-        for j in 0..n {
-            for i in 0..m {
-                // SAFETY: the view was checked to lie in its memory, so each
-                // element index of a matrix in its batch is inside it.
-                dst[i + j * m] = unsafe { p.offset(s + i as isize * self.rs + j as isize * self.cs).read_unaligned() };
+        let (rs, cs) = (self.rs, self.cs);
+        for (i0, i1, j0, j1) in tiles(m, n) {
+            let mut tile = [[T::zero(); TILE]; TILE];
+            // SAFETY (each read): the view was checked to lie in its
+            // memory, so each element index of a matrix in its batch is
+            // inside it.
+            let at = |i: usize, j: usize| unsafe { p.offset(s + i as isize * rs + j as isize * cs).read_unaligned() };
+            if rs.unsigned_abs() <= cs.unsigned_abs() {
+                for j in j0..j1 {
+                    for i in i0..i1 {
+                        tile[j - j0][i - i0] = at(i, j);
+                    }
+                }
+            } else {
+                for i in i0..i1 {
+                    for j in j0..j1 {
+                        tile[j - j0][i - i0] = at(i, j);
+                    }
+                }
+            }
+            for j in j0..j1 {
+                let col = &mut dst[i0 + j * m..i1 + j * m];
+                match <&mut [T; TILE]>::try_from(&mut *col) {
+                    Ok(whole) => *whole = tile[j - j0],
+                    Err(_) => col.copy_from_slice(&tile[j - j0][..i1 - i0]),
+                }
             }
         }
     }
 
     /// Writes `src`, column-major with leading dimension `self.rows`, into
-    /// matrix `b`.
+    /// matrix `b`, by tiles as [`Mats::read`] reads.
     pub fn write<T: Scalar>(&self, b: usize, src: &[T]) {
         debug_assert_eq!(T::DTYPE, self.dtype);
         let (m, n) = (self.rows, self.cols);
         assert!(src.len() >= m * n);
         let p = self.base.base as *mut T;
         let s = self.start(b);
-        for j in 0..n {
-            for i in 0..m {
-                // SAFETY: as in `read`; the destination does not map two
-                // indices to one element and no other destination or
-                // operand shares its bytes (checked in planning), so no
-                // other thread writes or reads this element.
-                unsafe { p.offset(s + i as isize * self.rs + j as isize * self.cs).write_unaligned(src[i + j * m]) };
+        let (rs, cs) = (self.rs, self.cs);
+        for (i0, i1, j0, j1) in tiles(m, n) {
+            let mut tile = [[T::zero(); TILE]; TILE];
+            for j in j0..j1 {
+                let col = &src[i0 + j * m..i1 + j * m];
+                match <&[T; TILE]>::try_from(col) {
+                    Ok(whole) => tile[j - j0] = *whole,
+                    Err(_) => tile[j - j0][..i1 - i0].copy_from_slice(col),
+                }
+            }
+            // SAFETY (each write): as in `read`; the destination does not
+            // map two indices to one element and no other destination or
+            // operand shares its bytes (checked in planning), so no other
+            // thread writes or reads this element.
+            let put = |i: usize, j: usize, x: T| unsafe { p.offset(s + i as isize * rs + j as isize * cs).write_unaligned(x) };
+            if rs.unsigned_abs() <= cs.unsigned_abs() {
+                for j in j0..j1 {
+                    for i in i0..i1 {
+                        put(i, j, tile[j - j0][i - i0]);
+                    }
+                }
+            } else {
+                for i in i0..i1 {
+                    for j in j0..j1 {
+                        put(i, j, tile[j - j0][i - i0]);
+                    }
+                }
             }
         }
     }

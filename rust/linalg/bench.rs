@@ -77,3 +77,27 @@ fn timings() {
         println!("qr 512² c128: {:.1} ms", time::<Complex<f64>>(Routine::Qr, &[512, 512], &[vec![512, 512], vec![512, 512]], 1));
     }
 }
+
+/// One routine's best time, for profiling and before/after comparisons:
+/// `LINALG_ONE` names it (cholesky, cholesky32, lu, solve, qr, cqr),
+/// `LINALG_N` its size (1024), `LINALG_THREADS` the pool's threads (1).
+#[test]
+#[ignore]
+fn one() {
+    let var = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
+    let n: usize = var("LINALG_N", "1024").parse().unwrap();
+    crate::core::pool::set_threads(var("LINALG_THREADS", "1").parse().unwrap()).unwrap();
+    let (sq, idx) = (vec![n, n], vec![n]);
+    let st = Routine::SolveTriangular { triangle: Triangle::Lower, adjoint: false, unit_diagonal: false };
+    let name = var("LINALG_ONE", "lu");
+    let ms = match name.as_str() {
+        "cholesky" => time::<f64>(Routine::Cholesky(Triangle::Lower), &sq, std::slice::from_ref(&sq), 1),
+        "cholesky32" => time::<f32>(Routine::Cholesky(Triangle::Lower), &sq, std::slice::from_ref(&sq), 1),
+        "lu" => time::<f64>(Routine::Lu, &sq, &[sq.clone(), idx.clone(), idx], 1),
+        "solve" => time::<f64>(st, &sq, std::slice::from_ref(&sq), 2),
+        "qr" => time::<f64>(Routine::Qr, &sq, &[sq.clone(), sq.clone()], 1),
+        "cqr" => time::<Complex<f64>>(Routine::Qr, &sq, &[sq.clone(), sq.clone()], 1),
+        other => panic!("no routine {other}"),
+    };
+    println!("{name} {n}² f64, {} thread(s): {ms:.2} ms", crate::core::pool::threads());
+}

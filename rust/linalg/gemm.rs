@@ -128,10 +128,16 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
                     let i0 = ip * nr;
                     let rows = nr.min(m - i0);
                     let ap = &mut ap[..nr * kk];
-                    for k in 0..kk {
-                        let src = &a[i0 + (k0 + k) * lda..][..rows];
-                        ap[k * nr..k * nr + rows].copy_from_slice(src);
-                        ap[k * nr + rows..(k + 1) * nr].fill(T::zero());
+                    if rows == nr {
+                        for (k, depth) in ap.chunks_exact_mut(nr).enumerate() {
+                            copy_panel(depth, &a[i0 + (k0 + k) * lda..][..nr]);
+                        }
+                    } else {
+                        for k in 0..kk {
+                            let src = &a[i0 + (k0 + k) * lda..][..rows];
+                            ap[k * nr..k * nr + rows].copy_from_slice(src);
+                            ap[k * nr + rows..(k + 1) * nr].fill(T::zero());
+                        }
                     }
                     for p in c0 / mr..(c0 + cn).div_ceil(mr) {
                         let cols = mr.min(n - p * mr);
@@ -164,6 +170,23 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
             }
         }
     });
+}
+
+/// Copies `src` into `dst`, of one length: by moves of a fixed size where
+/// it is a microkernel's whole panel (8, 16 or 32 values), so that a
+/// depth's copy is not a library call.
+#[inline(always)]
+pub fn copy_panel<T: Copy>(dst: &mut [T], src: &[T]) {
+    fn fixed<T: Copy, const N: usize>(dst: &mut [T], src: &[T]) {
+        let d: &mut [T; N] = dst.try_into().expect("a panel of N");
+        *d = src.try_into().expect("a panel of N");
+    }
+    match dst.len() {
+        8 => fixed::<T, 8>(dst, src),
+        16 => fixed::<T, 16>(dst, src),
+        32 => fixed::<T, 32>(dst, src),
+        _ => dst.copy_from_slice(src),
+    }
 }
 
 /// [`pack`] then [`sub_packed`], for coefficients that do not lie in C's

@@ -8,7 +8,7 @@
 //!
 //! The columns are factored recursively: the first half's, then the
 //! second half's rows interchanged as the first half's steps say, their U
-//! rows solved with the first half's L ([`triangular::lower`]), the rows
+//! rows solved with the first half's L ([`triangular::lower_columns`]), the rows
 //! below less the products of the first half's L and those U rows by a
 //! packed product ([`gemm`]), then the second half factored and its
 //! interchanges applied to the first half's columns.

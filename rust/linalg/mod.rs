@@ -304,11 +304,16 @@ impl Plan {
                     let e = if adjoint { s.w[c + r * n].conj() } else { s.w[r + c * n] };
                     if r == c && unit_diagonal { T::one() } else { e }
                 };
-                s.t.clear();
-                s.t.resize(n * n, T::zero());
-                for c in 0..n {
-                    for r in c..n {
-                        s.t[r + c * n] = at(r, c);
+                // a's lower triangle is op(a)'s as it lies (its diagonal
+                // read only where not unit); else op(a)'s is copied.
+                let direct = triangle == Triangle::Lower && !adjoint;
+                if !direct {
+                    s.t.clear();
+                    s.t.resize(n * n, T::zero());
+                    for c in 0..n {
+                        for r in c..n {
+                            s.t[r + c * n] = at(r, c);
+                        }
                     }
                 }
                 s.x.resize(n * k, T::zero());
@@ -316,7 +321,8 @@ impl Plan {
                 if !lower {
                     s.x.chunks_mut(n.max(1)).for_each(|c| c.reverse());
                 }
-                if !triangular::solve_lower(&s.t, n, &mut s.x, k, unit_diagonal, par) {
+                let t = if direct { &s.w } else { &s.t };
+                if !triangular::solve_lower(t, n, &mut s.x, k, unit_diagonal, par) {
                     s.x.fill(T::nan());
                 }
                 if !lower {
