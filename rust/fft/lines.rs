@@ -280,9 +280,9 @@ impl<T: Real> Job<'_, T> {
                         let (ar, ai) = (&mut w.ar[1..cn], &mut w.ai[1..cn]);
                         widest!(<T>(xs: &[T], tw: &[(T, T)], ar: &mut [T], ai: &mut [T]) { pack_line(xs, tw, ar, ai) });
                     } else {
-                        for k in 1..cn {
+                        for (k, &t) in tw.iter().enumerate().take(cn).skip(1) {
                             let (pa, pb) = (o + k as isize * ss, o + (cn - k) as isize * ss);
-                            (w.ar[k], w.ai[k]) = pack(tw[k], (rd(pa), rd(pa + 1)), (rd(pb), -rd(pb + 1)));
+                            (w.ar[k], w.ai[k]) = pack(t, (rd(pa), rd(pa + 1)), (rd(pb), -rd(pb + 1)));
                         }
                     }
                     let pb = o + cn as isize * ss;
@@ -343,8 +343,8 @@ impl<T: Real> Job<'_, T> {
                         let (zr, zi) = (&w.ar[..cn], &w.ai[..cn]);
                         widest!(<T>(zr: &[T], zi: &[T], tw: &[(T, T)], out: &mut [T]) { unpack_line(zr, zi, tw, out) });
                     } else {
-                        for k in 1..cn {
-                            let (r, i) = unpack(tw[k], (w.ar[k], w.ai[k]), (w.ar[cn - k], -w.ai[cn - k]));
+                        for (k, &t) in tw.iter().enumerate().take(cn).skip(1) {
+                            let (r, i) = unpack(t, (w.ar[k], w.ai[k]), (w.ar[cn - k], -w.ai[cn - k]));
                             let p = o + k as isize * ds;
                             wr(p, r);
                             wr(p + 1, i);
