@@ -2,11 +2,10 @@
 //! thread's buffers (lanes interleaved), transformed and scattered.
 
 use super::passes::Work;
-use super::plan::{halves, plan, Line, Plan};
+use super::plan::{each_chunk, halves, plan, Line, Plan};
 use super::real::{cmul, widest, Real};
 use super::{Direction, Fft, Kind};
 use crate::core::layout::View;
-use crate::core::pool;
 
 /// An operand as parts of `T`: a complex element is two parts, its real
 /// then its imaginary. Strides and offset count parts.
@@ -183,7 +182,7 @@ fn pass<T: Real>(op: Op, axis: usize, src: &Arr<T>, dst: &Arr<T>) {
                 let line = |a: &Arr<T>| Line { ptr: a.ptr, off: a.line(axis, l), step: a.strides[axis] };
                 // SAFETY: both lines are lines of checked operands, which
                 // the call alone touches; `src` may be `dst` itself.
-                if unsafe { plan.exec_line(line(src), line(dst)) } {
+                if unsafe { plan.exec_line(Some(line(src)), Some(line(dst)), &mut w) } {
                     continue;
                 }
             }
@@ -203,14 +202,9 @@ fn pass<T: Real>(op: Op, axis: usize, src: &Arr<T>, dst: &Arr<T>) {
             l => l,
         };
         let lanes = lanes.min(lines);
-        let groups = lines.div_ceil(lanes);
-        let parts = pool::threads().min(groups);
-        pool::run_parts(parts, |part| {
-            let mut w = Work::default();
-            for g in (part..groups).step_by(parts) {
-                let l0 = g * lanes;
-                job.group(l0, lanes.min(lines - l0), &mut w);
-            }
+        each_chunk(lines.div_ceil(lanes), |w, g| {
+            let l0 = g * lanes;
+            job.group(l0, lanes.min(lines - l0), w);
         });
     }
 }
@@ -231,10 +225,21 @@ impl<T: Real> Job<'_, T> {
         let rd = |p: isize| unsafe { src.ptr.offset(p).read_unaligned() };
         let wr = |p: isize, v: T| unsafe { dst.ptr.offset(p).write_unaligned(v) };
         let at = |b: usize, j: usize| b + lanes * j;
+        // A long real line whose packed points lie side by side, as the
+        // complex points they pack, is read (r2c) or written (c2r) where it
+        // lies by Bailey's steps, which read and write lines in memory.
+        let packed = |a: &Arr<T>, o: isize, s: isize| (s == 1).then_some(Line { ptr: a.ptr, off: o, step: 2 });
+        let (from, to) = match (self.op, self.halves) {
+            _ if lanes > 1 || !self.plan.by_lines() => (None, None),
+            (Op::R2c, Some(_)) => (packed(src, so[0], ss), None),
+            (Op::C2r, Some(_)) => (None, packed(dst, dof[0], ds)),
+            _ => (None, None),
+        };
         match (self.op, self.halves) {
             // SAFETY (both): each line's n points at `ss` parts apart, the
             // imaginary part next, lie in the checked operand.
             (Op::C2c(_), _) => unsafe { gather(src.ptr, &so, ss, 1, n, w) },
+            (Op::R2c, Some(_)) if from.is_some() => {}
             (Op::R2c, Some(_)) => unsafe { gather(src.ptr, &so, 2 * ss, ss, cn, w) },
             (Op::R2c, None) => {
                 for j in 0..n {
@@ -263,42 +268,56 @@ impl<T: Real> Job<'_, T> {
                 // Z_k = (A + B) + i (A - B) e^(2πi k/n), A = X'[k] and
                 // B = X'[k + n/2]: n/2 points whose inverse holds the even
                 // points in its real parts and the odd in its imaginary.
-                let z = |k: usize, (ar, ai): (T, T), (br, bi): (T, T)| {
-                    let (tr, ti) = tw[k];
-                    let (dr, di) = cmul(ar - br, ai - bi, tr, ti);
-                    ((ar + br) - di, (ai + bi) + dr)
-                };
                 let k0 = if lanes == 1 {
                     // One line: bins 1 to h - 1 in one loop.
                     let o = so[0];
-                    for k in 1..cn {
-                        let (pa, pb) = (o + k as isize * ss, o + (cn - k) as isize * ss);
-                        (w.ar[k], w.ai[k]) = z(k, (rd(pa), rd(pa + 1)), (rd(pb), -rd(pb + 1)));
+                    let p = src.ptr.wrapping_offset(o + ss);
+                    if ss == 2 && p.is_aligned() {
+                        // SAFETY: bins 1 to h - 1 of the line, side by
+                        // side and aligned, lie in the checked operand,
+                        // which no thread writes during the pass.
+                        let xs = unsafe { std::slice::from_raw_parts(p, 2 * (cn - 1)) };
+                        let (ar, ai) = (&mut w.ar[1..cn], &mut w.ai[1..cn]);
+                        widest!(<T>(xs: &[T], tw: &[(T, T)], ar: &mut [T], ai: &mut [T]) { pack_line(xs, tw, ar, ai) });
+                    } else {
+                        for (k, &t) in tw.iter().enumerate().take(cn).skip(1) {
+                            let (pa, pb) = (o + k as isize * ss, o + (cn - k) as isize * ss);
+                            (w.ar[k], w.ai[k]) = pack(t, (rd(pa), rd(pa + 1)), (rd(pb), -rd(pb + 1)));
+                        }
                     }
                     let pb = o + cn as isize * ss;
-                    (w.ar[0], w.ai[0]) = z(0, (rd(o), T::ZERO), (rd(pb), T::ZERO));
+                    (w.ar[0], w.ai[0]) = pack(tw[0], (rd(o), T::ZERO), (rd(pb), T::ZERO));
                     cn
                 } else {
                     0
                 };
-                for (k, &(tr, ti)) in tw.iter().enumerate().take(cn).skip(k0) {
+                for (k, &t) in tw.iter().enumerate().take(cn).skip(k0) {
                     for (b, &o) in so.iter().enumerate() {
                         let pa = o + k as isize * ss;
                         let (ar, ai) = (rd(pa), if k == 0 { T::ZERO } else { rd(pa + 1) });
                         let pb = o + (cn - k) as isize * ss;
                         let (br, bi) = if k == 0 { (rd(pb), T::ZERO) } else { (rd(pb), -rd(pb + 1)) };
-                        let (dr, di) = cmul(ar - br, ai - bi, tr, ti);
-                        (w.ar[at(b, k)], w.ai[at(b, k)]) = ((ar + br) - di, (ai + bi) + dr);
+                        (w.ar[at(b, k)], w.ai[at(b, k)]) = pack(t, (ar, ai), (br, bi));
                     }
                 }
             }
         }
-        self.plan.exec(lanes, w);
+        if from.is_some() || to.is_some() {
+            // SAFETY: `from`, a line of the checked operand, which no
+            // thread writes during the pass, or `to`, this group's line of
+            // the checked destination; `from` and `to` are not both set,
+            // and w then holds the plan's n points.
+            let ran = unsafe { self.plan.exec_line(from, to, w) };
+            debug_assert!(ran);
+        } else {
+            self.plan.exec(lanes, w);
+        }
         match (self.op, self.halves) {
             // SAFETY (both): each line's n points at `ds` parts apart, the
             // imaginary part next, lie in the checked destination, this
             // group's alone.
             (Op::C2c(_), _) => unsafe { scatter(dst.ptr, &dof, ds, 1, n, w) },
+            (Op::C2r, Some(_)) if to.is_some() => {}
             (Op::C2r, Some(_)) => unsafe { scatter(dst.ptr, &dof, 2 * ds, ds, cn, w) },
             (Op::R2c, None) => {
                 for k in 0..=n / 2 {
@@ -312,24 +331,27 @@ impl<T: Real> Job<'_, T> {
             (Op::R2c, Some(tw)) => {
                 // X_k = E_k + e^(-2πi k/n) O_k, E_k = (Z_k + conj Z_(h-k))/2
                 // and O_k = -i (Z_k - conj Z_(h-k))/2, indices modulo h.
-                let x = |k: usize, (zr, zi): (T, T), (cr, ci): (T, T)| {
-                    let (tr, ti) = tw[k];
-                    let (er, ei) = ((zr + cr) * T::HALF, (zi + ci) * T::HALF);
-                    let (dr, di) = ((zr - cr) * T::HALF, (zi - ci) * T::HALF);
-                    let (or, oi) = cmul(di, -dr, tr, ti);
-                    (er + or, ei + oi)
-                };
                 let k0 = if lanes == 1 {
                     // One line: bins 1 to h - 1 in one loop, then 0 and h.
                     let o = dof[0];
-                    for k in 1..cn {
-                        let (r, i) = x(k, (w.ar[k], w.ai[k]), (w.ar[cn - k], -w.ai[cn - k]));
-                        let p = o + k as isize * ds;
-                        wr(p, r);
-                        wr(p + 1, i);
+                    let p = dst.ptr.wrapping_offset(o + ds);
+                    if ds == 2 && p.is_aligned() {
+                        // SAFETY: bins 1 to h - 1 of the line, side by
+                        // side and aligned, lie in the checked destination,
+                        // this group's alone.
+                        let out = unsafe { std::slice::from_raw_parts_mut(p, 2 * (cn - 1)) };
+                        let (zr, zi) = (&w.ar[..cn], &w.ai[..cn]);
+                        widest!(<T>(zr: &[T], zi: &[T], tw: &[(T, T)], out: &mut [T]) { unpack_line(zr, zi, tw, out) });
+                    } else {
+                        for (k, &t) in tw.iter().enumerate().take(cn).skip(1) {
+                            let (r, i) = unpack(t, (w.ar[k], w.ai[k]), (w.ar[cn - k], -w.ai[cn - k]));
+                            let p = o + k as isize * ds;
+                            wr(p, r);
+                            wr(p + 1, i);
+                        }
                     }
                     for k in [0, cn] {
-                        let (r, i) = x(k, (w.ar[0], w.ai[0]), (w.ar[0], -w.ai[0]));
+                        let (r, i) = unpack(tw[k], (w.ar[0], w.ai[0]), (w.ar[0], -w.ai[0]));
                         let p = o + k as isize * ds;
                         wr(p, r);
                         wr(p + 1, i);
@@ -338,17 +360,14 @@ impl<T: Real> Job<'_, T> {
                 } else {
                     0
                 };
-                for (k, &(tr, ti)) in tw.iter().enumerate().skip(k0) {
+                for (k, &t) in tw.iter().enumerate().skip(k0) {
                     let (zk, zc) = (k % cn, (cn - k % cn) % cn);
                     for (b, &o) in dof.iter().enumerate() {
-                        let (zr, zi) = (w.ar[at(b, zk)], w.ai[at(b, zk)]);
-                        let (cr, ci) = (w.ar[at(b, zc)], -w.ai[at(b, zc)]);
-                        let (er, ei) = ((zr + cr) * T::HALF, (zi + ci) * T::HALF);
-                        let (dr, di) = ((zr - cr) * T::HALF, (zi - ci) * T::HALF);
-                        let (or, oi) = cmul(di, -dr, tr, ti);
+                        let z = (w.ar[at(b, zk)], w.ai[at(b, zk)]);
+                        let (r, i) = unpack(t, z, (w.ar[at(b, zc)], -w.ai[at(b, zc)]));
                         let p = o + k as isize * ds;
-                        wr(p, er + or);
-                        wr(p + 1, ei + oi);
+                        wr(p, r);
+                        wr(p + 1, i);
                     }
                 }
             }
@@ -360,6 +379,45 @@ impl<T: Real> Job<'_, T> {
                 }
             }
         }
+    }
+}
+
+/// A c2r's packed point Z_k = (A + B) + i (A - B) t, A = X'[k] and
+/// B = X'[k + n/2], t = e^(2πi k/n).
+#[inline(always)]
+fn pack<T: Real>((tr, ti): (T, T), (ar, ai): (T, T), (br, bi): (T, T)) -> (T, T) {
+    let (dr, di) = cmul(ar - br, ai - bi, tr, ti);
+    ((ar + br) - di, (ai + bi) + dr)
+}
+
+/// An r2c's bin X_k = E_k + t O_k of Z_k = `z` and conj Z_(h-k) = `c`,
+/// E_k = (z + c)/2, O_k = -i (z - c)/2 and t = e^(-2πi k/n).
+#[inline(always)]
+fn unpack<T: Real>((tr, ti): (T, T), (zr, zi): (T, T), (cr, ci): (T, T)) -> (T, T) {
+    let (er, ei) = ((zr + cr) * T::HALF, (zi + ci) * T::HALF);
+    let (dr, di) = ((zr - cr) * T::HALF, (zi - ci) * T::HALF);
+    let (or, oi) = cmul(di, -dr, tr, ti);
+    (er + or, ei + oi)
+}
+
+/// [`pack`] of one line's bins 1 to h - 1, `xs` their parts side by side
+/// (bin k at 2(k - 1)), into `ar`, `ai` (point k at k - 1).
+#[inline(always)]
+fn pack_line<T: Real>(xs: &[T], tw: &[(T, T)], ar: &mut [T], ai: &mut [T]) {
+    let ends = xs.chunks_exact(2).zip(xs.chunks_exact(2).rev());
+    for (((a, b), &t), (r, i)) in ends.zip(&tw[1..]).zip(ar.iter_mut().zip(ai.iter_mut())) {
+        (*r, *i) = pack(t, (a[0], a[1]), (b[0], -b[1]));
+    }
+}
+
+/// [`unpack`] of one line's points `zr`, `zi` (h of them) into bins 1 to
+/// h - 1, their parts side by side in `out` (bin k at 2(k - 1)).
+#[inline(always)]
+fn unpack_line<T: Real>(zr: &[T], zi: &[T], tw: &[(T, T)], out: &mut [T]) {
+    let h = zr.len();
+    let ends = zr[1..].iter().zip(&zi[1..]).zip(zr[1..].iter().rev().zip(zi[1..h].iter().rev()));
+    for ((((&a, &b), (&c, &d)), &t), o) in ends.zip(&tw[1..h]).zip(out.chunks_exact_mut(2)) {
+        (o[0], o[1]) = unpack(t, (a, b), (c, -d));
     }
 }
 

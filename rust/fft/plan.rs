@@ -290,6 +290,12 @@ impl<T: Real> Plan<T> {
         }
     }
 
+    /// Whether the plan reads and writes lines in memory directly
+    /// ([`Plan::exec_line`]): Bailey's steps.
+    pub fn by_lines(&self) -> bool {
+        matches!(self.algo, Algo::Bailey(_))
+    }
+
     /// Whether the plan computes by four steps in a thread's buffers.
     pub fn in_cache_steps(&self) -> bool {
         matches!(self.algo, Algo::Split(_))
@@ -322,17 +328,21 @@ pub struct Line<T> {
 
 impl<T: Real> Plan<T> {
     /// Transforms the line `src` into the line `dst` (which may be `src`
-    /// itself) where the plan reads and writes lines in memory directly,
-    /// as Bailey's steps do, with the bits of [`Plan::exec`]; otherwise
+    /// itself), `None` standing for `w.ar`, `w.ai` (then exactly n long),
+    /// where the plan reads and writes lines in memory directly, as
+    /// Bailey's steps do, with the bits of [`Plan::exec`]; otherwise
     /// answers false and does nothing.
     ///
     /// # Safety
     /// Every point of both lines, n of them, must lie in memory the caller
     /// may read (`src`) and write (`dst`) for the call, which nothing else
     /// touches meanwhile.
-    pub unsafe fn exec_line(&self, src: Line<T>, dst: Line<T>) -> bool {
+    pub unsafe fn exec_line(&self, src: Option<Line<T>>, dst: Option<Line<T>>, w: &mut Work<T>) -> bool {
         let Algo::Bailey(b) = &self.algo else { return false };
-        b.steps(Ends::Line(src), Ends::Line(dst));
+        assert!([src, dst].iter().all(Option::is_some) || w.ar.len() == self.n && w.ai.len() == self.n);
+        let buffers = Ends::Split(Shared(w.ar.as_mut_ptr()), Shared(w.ai.as_mut_ptr()));
+        let end = |l: Option<Line<T>>| l.map_or(buffers, Ends::Line);
+        b.steps(end(src), end(dst));
         true
     }
 }
@@ -664,7 +674,9 @@ impl<T: Real> Bailey<T> {
     fn steps(&self, src: Ends<T>, dst: Ends<T>) {
         let (n1, n2) = (self.n1, self.n2);
         let n = n1 * n2;
-        let (mut zr, mut zi) = (vec![T::ZERO; n], vec![T::ZERO; n]);
+        // The scratch, left unset: the first step writes each of its n
+        // points (through `z`) before the second reads it.
+        let (mut zr, mut zi) = (Vec::<T>::with_capacity(n), Vec::<T>::with_capacity(n));
         let z = (Shared(zr.as_mut_ptr()), Shared(zi.as_mut_ptr()));
         let c1 = chunk_lanes::<T>(n1, n2);
         each_chunk(n2.div_ceil(c1), |lw, chunk| {
@@ -735,12 +747,14 @@ fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, (zr, zi): (Shared<T>, Shar
         let cb = c2.min(n1 - k0);
         for l in 0..c {
             let at = k0 * n2 + cb * (l0 + l);
-            // SAFETY: `at + cb <= n`, inside `z`; lane l0 + l is this
-            // chunk's alone, so no other thread touches these points.
-            let (yr, yi) = unsafe { (std::slice::from_raw_parts_mut(zr.at(at), cb), std::slice::from_raw_parts_mut(zi.at(at), cb)) };
             for t in 0..cb {
-                yr[t] = ar[l + c * (k0 + t)];
-                yi[t] = ai[l + c * (k0 + t)];
+                // SAFETY: `at + t < n`, inside `z`'s capacity (written
+                // through the pointer, as it may be unset); lane l0 + l is
+                // this chunk's alone, so no other thread touches the point.
+                unsafe {
+                    zr.at(at + t).write(ar[l + c * (k0 + t)]);
+                    zi.at(at + t).write(ai[l + c * (k0 + t)]);
+                }
             }
         }
     }
@@ -767,12 +781,20 @@ fn bailey_second<T: Real>(b: &Bailey<T>, dst: Ends<T>, (zr, zi): (Shared<T>, Sha
 }
 
 /// Runs `f(work, chunk)` for each chunk below `chunks`, over the pool's
-/// threads, each part of the job with its own buffers.
-fn each_chunk<T: Real>(chunks: usize, f: impl Fn(&mut Work<T>, usize) + Sync) {
+/// threads, each part of the job with its own buffers. Each part takes the
+/// next chunk not yet taken, so a thread that starts late, or is slowed by
+/// other work on its core, leaves its share to the others; a chunk's bits
+/// do not depend on which part runs it.
+pub fn each_chunk<T: Real>(chunks: usize, f: impl Fn(&mut Work<T>, usize) + Sync) {
     let parts = pool::threads().min(chunks).max(1);
-    pool::run_parts(parts, |part| {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    pool::run_parts(parts, |_| {
         let mut lw = Work::default();
-        for chunk in (part..chunks).step_by(parts) {
+        loop {
+            let chunk = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if chunk >= chunks {
+                break;
+            }
             f(&mut lw, chunk);
         }
     });

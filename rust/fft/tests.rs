@@ -387,7 +387,7 @@ fn real_transforms_within_the_bound() {
 
 #[test]
 fn real_round_trips() {
-    for n in [7, 512, 1 << 16, (1 << 16) + 2, 100_002] {
+    for n in [7, 512, 1 << 16, (1 << 16) + 2, 100_002, 1 << 18] {
         let x = randoms::<f64>(n, n as u64);
         let y = transform(Kind::R2c, &[n], &[0], &x);
         let back = c2r::<f64>(&[n], &[0], &y);
@@ -487,6 +487,26 @@ fn bits_follow_values_alone() {
     pool::set_threads(2).unwrap();
 }
 
+/// Real lines of even n alone (packed and unpacked in one loop, or, long,
+/// read or written in place by Bailey's steps) have the bits of the same
+/// lines in a batch and laid out awkwardly.
+#[test]
+fn real_lines_alone_keep_their_bits() {
+    let contiguous = |s: &[usize]| Layout::contiguous(Dtype::Bool, s).strides;
+    for n in [1024usize, 1 << 18] {
+        for kind in [Kind::R2c, Kind::C2r] {
+            let (xn, dn, xk, dk) = if kind == Kind::R2c { (n, n / 2 + 1, 1, 2) } else { (n / 2 + 1, n, 2, 1) };
+            let vals = randoms::<f32>(2 * xn * xk, n as u64);
+            let (xs, ds) = ([2, xn], [2, dn]);
+            let both = bits_of(kind, &xs, &ds, &[1], &vals, &contiguous(&xs), &contiguous(&ds));
+            let one = bits_of(kind, &[xn], &[dn], &[0], &vals[..xn * xk], &contiguous(&[xn]), &contiguous(&[dn]));
+            assert!(same_bits(&both[..dn * dk], &one), "{kind:?} {n}: a line alone");
+            let odd = bits_of(kind, &xs, &ds, &[1], &vals, &awkward(&xs, 0), &awkward(&ds, 1));
+            assert!(same_bits(&both, &odd), "{kind:?} {n}: strided lines");
+        }
+    }
+}
+
 #[test]
 fn zero_points_and_empty_batches() {
     // c2c of zero points: nothing to write.
@@ -546,58 +566,76 @@ fn refusals_leave_the_destination_untouched() {
 
 /// Timings of the bench's cases (`cargo test --release
 /// --no-default-features --lib fft::tests::timings -- --ignored
-/// --nocapture`), the least wall time of several runs on 1 and on 2
-/// threads; `NX_FFT_CASE` picks the cases whose names hold it and
-/// `NX_FFT_LANES`, where set, the lanes of every group of short lines.
+/// --nocapture`), the least and the median wall time of several runs on 1
+/// and on 2 threads; `NX_FFT_CASE` picks the cases whose names hold it,
+/// `NX_FFT_THREADS` the thread counts (as `1,2`), `NX_FFT_REPS` multiplies
+/// the runs and `NX_FFT_LANES`, where set, sets the lanes of every group
+/// of short lines.
 #[test]
 #[ignore]
 fn timings() {
-    fn best(reps: usize, f: &mut impl FnMut()) -> f64 {
-        f();
-        crate::core::cpu_clock::best_wall_ms(reps, f)
-    }
-    let pick = std::env::var("NX_FFT_CASE").unwrap_or_default();
-    // NX_FFT_LANES: the lanes of every group of short lines.
-    let lanes = std::env::var("NX_FFT_LANES").ok().and_then(|l| l.parse().ok()).unwrap_or(0);
+    let env = |k: &str| std::env::var(k).unwrap_or_default();
+    let pick = env("NX_FFT_CASE");
+    let threads: Vec<usize> = env("NX_FFT_THREADS").split(',').filter_map(|t| t.parse().ok()).collect();
+    let threads = if threads.is_empty() { vec![1, 2] } else { threads };
+    let more: usize = env("NX_FFT_REPS").parse().unwrap_or(1);
+    let lanes = env("NX_FFT_LANES").parse().unwrap_or(0);
     super::lines::GROUP_LANES.store(lanes, std::sync::atomic::Ordering::Relaxed);
-    let time = |what: &str, reps: usize, f: &mut dyn FnMut()| {
+    let time = |what: &str, reps: usize, make: &dyn Fn() -> Box<dyn FnMut()>| {
         if !what.contains(&pick) {
             return;
         }
-        let mut f = f;
-        let ts: Vec<String> = [1, 2]
+        let mut f = make();
+        let ts: Vec<String> = threads
             .iter()
             .map(|&t| {
                 pool::set_threads(t).unwrap();
-                format!("t{t} {:.4} ms", best(reps, &mut f))
+                f();
+                let mut ms: Vec<f64> = (0..reps * more)
+                    .map(|_| {
+                        let start = std::time::Instant::now();
+                        f();
+                        start.elapsed().as_secs_f64() * 1e3
+                    })
+                    .collect();
+                ms.sort_by(f64::total_cmp);
+                format!("t{t} {:.4} ms (median {:.4})", ms[0], ms[ms.len() / 2])
             })
             .collect();
         eprintln!("{what}: {}", ts.join("  "));
     };
-    fn c2c<T: Real>(shape: &[usize], axes: &[usize]) -> impl FnMut() {
+    fn c2c<T: Real>(shape: &[usize], axes: &[usize]) -> Box<dyn FnMut()> {
         let size: usize = shape.iter().product();
         let mut x = Arr::<T>::contiguous(complex_dtype::<T>(), shape, &randoms::<T>(2 * size, 1));
         let mut d = Arr::<T>::contiguous(complex_dtype::<T>(), shape, &vec![T::ZERO; 2 * size]);
         let axes = axes.to_vec();
-        move || run(Kind::C2c(Forward), &axes, &mut d, &mut x).unwrap()
+        Box::new(move || run(Kind::C2c(Forward), &axes, &mut d, &mut x).unwrap())
     }
-    time("c2c 1024 c64", 2000, &mut c2c::<f32>(&[1024], &[0]));
-    time("c2c 65536 c64", 200, &mut c2c::<f32>(&[65536], &[0]));
-    time("c2c 2^20 c64", 15, &mut c2c::<f32>(&[1 << 20], &[0]));
-    time("c2c 1024 c128", 2000, &mut c2c::<f64>(&[1024], &[0]));
-    time("c2c 65536 c128", 200, &mut c2c::<f64>(&[65536], &[0]));
-    time("c2c 2^20 c128", 15, &mut c2c::<f64>(&[1 << 20], &[0]));
-    time("fft2 1024^2 c64", 11, &mut c2c::<f32>(&[1024, 1024], &[0, 1]));
-    time("fft2 256^2 c64", 200, &mut c2c::<f32>(&[256, 256], &[0, 1]));
-    time("batch 4096x1024 c64", 11, &mut c2c::<f32>(&[4096, 1024], &[1]));
-    time("batch 256x1024 c64", 200, &mut c2c::<f32>(&[256, 1024], &[1]));
-    time("c2c 1000003 c128", 5, &mut c2c::<f64>(&[1_000_003], &[0]));
-    let n = 1 << 20;
-    let mut r = Arr::<f32>::contiguous(Dtype::Float32, &[n], &randoms::<f32>(n, 2));
-    let mut c = Arr::<f32>::contiguous(Dtype::Complex64, &[n / 2 + 1], &vec![0.0; n + 2]);
-    time("rfft 2^20 f32", 15, &mut || run(Kind::R2c, &[0], &mut c, &mut r).unwrap());
-    time("irfft 2^20 f32", 15, &mut || run(Kind::C2r, &[0], &mut r, &mut c).unwrap());
-    time("c2c 2^25 c64", 3, &mut c2c::<f32>(&[1 << 25], &[0]));
+    fn real(n: usize, inverse: bool) -> Box<dyn FnMut()> {
+        let mut r = Arr::<f32>::contiguous(Dtype::Float32, &[n], &randoms::<f32>(n, 2));
+        let mut c = Arr::<f32>::contiguous(Dtype::Complex64, &[n / 2 + 1], &randoms::<f32>(n + 2, 3));
+        if inverse {
+            Box::new(move || run(Kind::C2r, &[0], &mut r, &mut c).unwrap())
+        } else {
+            Box::new(move || run(Kind::R2c, &[0], &mut c, &mut r).unwrap())
+        }
+    }
+    time("c2c 1024 c64", 2000, &|| c2c::<f32>(&[1024], &[0]));
+    time("c2c 65536 c64", 200, &|| c2c::<f32>(&[65536], &[0]));
+    time("c2c 2^20 c64", 15, &|| c2c::<f32>(&[1 << 20], &[0]));
+    time("c2c 1024 c128", 2000, &|| c2c::<f64>(&[1024], &[0]));
+    time("c2c 65536 c128", 200, &|| c2c::<f64>(&[65536], &[0]));
+    time("c2c 2^20 c128", 15, &|| c2c::<f64>(&[1 << 20], &[0]));
+    time("fft2 1024^2 c64", 11, &|| c2c::<f32>(&[1024, 1024], &[0, 1]));
+    time("fft2 256^2 c64", 200, &|| c2c::<f32>(&[256, 256], &[0, 1]));
+    time("batch 4096x1024 c64", 11, &|| c2c::<f32>(&[4096, 1024], &[1]));
+    time("batch 256x1024 c64", 200, &|| c2c::<f32>(&[256, 1024], &[1]));
+    time("c2c 1000003 c128", 5, &|| c2c::<f64>(&[1_000_003], &[0]));
+    for (n, name, reps) in [(1 << 16, "65536", 300), (1 << 20, "2^20", 15)] {
+        time(&format!("rfft {name} f32"), reps, &|| real(n, false));
+        time(&format!("irfft {name} f32"), reps, &|| real(n, true));
+    }
+    time("c2c 2^25 c64", 3, &|| c2c::<f32>(&[1 << 25], &[0]));
 }
 
 /// A long line transformed in place in the destination (the pass along a
