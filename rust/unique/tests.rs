@@ -181,3 +181,25 @@ fn declined_from_two_to_the_forty_minus_one_rows() {
         assert_eq!(p.declined().is_some_and(|w| w.contains("2^40 - 1")), declined, "{n} rows");
     }
 }
+
+/// The hash table alone, under hashes chosen: keys of one hash (their tags
+/// equal, so that a window's first match is another key), homes at the
+/// table's end (windows through the copies of its first slots), runs
+/// longer than a window, and growth; each key keeps its number.
+#[test]
+fn probes_through_equal_tags_the_table_end_and_growth() {
+    let mut s = 12u64;
+    let hashes: Vec<u64> = (0..3000u64).map(|i| if i % 3 == 0 { 1023 } else if i % 3 == 1 { splitmix(&mut s) } else { 1022 | i << 40 }).collect();
+    let widths: [(usize, &dyn Fn(u64, usize) -> u64); 2] = [(1, &|i, _| i * 7), (3, &|i, j| i << j)];
+    for (w, key) in widths {
+        let mut keys = Keys::new(Any(w), true);
+        for round in 0..2 {
+            for (i, &h) in hashes.iter().enumerate() {
+                let id = keys.find_or_add(h, |j| key(i as u64, j), 10 * i as u64);
+                assert_eq!(id, i as u64, "key {i} round {round} w {w}");
+            }
+        }
+        assert_eq!(keys.len(), hashes.len());
+        assert_eq!(keys.first[2999], 29990);
+    }
+}
