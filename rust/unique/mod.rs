@@ -42,8 +42,10 @@ const AHEAD: usize = 32;
 /// table's limit.
 const SPAN_ROWS: usize = 1 << 12;
 
-/// Rows a thread's block takes at least.
-const BLOCK: usize = 1 << 15;
+/// Rows a thread's block takes at least: below twice this, the blocks'
+/// merge and last pass would cost more than a second thread saves where
+/// the keys are many.
+const BLOCK: usize = 1 << 17;
 
 /// A checked numbering, ready to run once its claims are held.
 pub struct Plan {

@@ -93,7 +93,8 @@ fn rows_of(n: usize, w: usize, mut f: impl FnMut(usize, usize) -> u64) -> Vec<Ve
 #[test]
 fn adversarial_keys() {
     let mut s = 9u64;
-    let n = 100_000;
+    // Three blocks on three threads.
+    let n = 3 * BLOCK + 1000;
     // All equal; all distinct; colliding in their low bits; few keys at
     // random, runs of equal rows.
     all_ways(&rows_of(n, 2, |_, _| 7), 2, 3);
@@ -105,7 +106,7 @@ fn adversarial_keys() {
 
 #[test]
 fn spans_inside_and_outside_the_direct_table() {
-    let n = 100_000;
+    let n = 3 * BLOCK + 1000;
     // One thread's limit: 2 n + 1024 values; three threads' blocks are
     // smaller, so the same keys take the hash there.
     let limit = 2 * n as u64 + 1024;
