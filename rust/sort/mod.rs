@@ -235,10 +235,58 @@ impl Run<'_> {
         }
     }
 
+    /// Sorts the slices `range` on one thread by [`radix::wide`], into the
+    /// positions' memory where it holds the slice's items (as long as the
+    /// slice, one after the other, aligned for items of 8 bytes,
+    /// each read there before its position is written over it), else into
+    /// scratch; then writes the values and positions in order.
+    fn wide_slices<T: Word, K: Word, P: Pos>(&self, range: std::ops::Range<usize>, key: impl Fn(T) -> K + Copy) {
+        let p = self.0;
+        let (mut b, mut own) = (Scratch::<Item<T, P>>::zeroed(p.n), None);
+        let xb = Bits::new(p.x.memory, p.x.layout.dtype);
+        let plain = p.steps[0] == 1 && !p.x.layout.dtype.is_sub_byte();
+        let out = Out::of(p);
+        let fits = p.k == p.n && p.steps[2] == 1 && std::mem::size_of::<Item<T, P>>() == 8;
+        for s in range {
+            let bases = p.bases(s);
+            let at = p.positions.memory.base.wrapping_offset(8 * bases[2]) as *mut Item<T, P>;
+            let a = if fits && at.is_aligned() {
+                at
+            } else {
+                own.get_or_insert_with(|| Scratch::<Item<T, P>>::zeroed(p.n)).as_mut_ptr()
+            };
+            if plain {
+                // SAFETY: as in sort_slices.
+                let x = unsafe { (p.x.memory.base as *const T).offset(bases[0]) } as usize;
+                // SAFETY: i < n, so element i lies in the slice; a holds n
+                // items (scratch, or the slice's n positions of 8 bytes
+                // each, one after the other, aligned for an item), which
+                // nothing else touches meanwhile.
+                unsafe { radix::wide(|i| (x as *const T).add(i).read_unaligned(), a, &mut b, key) };
+            } else {
+                // SAFETY: as above, element i of the slice lying in x.
+                unsafe { radix::wide(|i| xb.read::<T>(bases[0] + i as isize * p.steps[0]), a, &mut b, key) };
+            }
+            for j in 0..p.k {
+                // SAFETY: j < k <= n, so item j lies in a; where a is the
+                // positions' memory, item j lies in position j's bytes
+                // alone, read before that position is written. j < k; each
+                // slice's elements are written by one thread.
+                unsafe {
+                    let it = a.add(j).read();
+                    out.put(bases, j, it.bits, it.pos.get() as u64);
+                }
+            }
+        }
+    }
+
     /// Sorts the slices `range` in the scratch `a` and `b` (each `n` long),
     /// each on one thread or on `threads`.
     fn sort_slices<T: Word, K: Word, P: Pos>(&self, range: std::ops::Range<usize>, threads: usize, key: impl Fn(T) -> K + Copy + Send + Sync) {
         let p = self.0;
+        if threads == 1 && radix::wide_fits::<K>(p.n) {
+            return self.wide_slices::<T, K, P>(range, key);
+        }
         let (mut a, mut b) = (Scratch::<Item<T, P>>::zeroed(p.n), Scratch::<Item<T, P>>::zeroed(p.n));
         let xb = Bits::new(p.x.memory, p.x.layout.dtype);
         let plain = p.steps[0] == 1 && !p.x.layout.dtype.is_sub_byte();

@@ -9,16 +9,17 @@ use crate::core::layout::{Layout, Memory};
 use crate::core::test_rng::splitmix;
 use std::time::Instant;
 
-/// Times the numbering of `n` rows of `w` words whose words `gen` gives.
-fn time(name: &str, n: usize, w: usize, mut gen: impl FnMut(&mut u64) -> u64) {
+/// Times the numbering of `n` rows of `w` words whose words `gen` gives,
+/// into `m` entries of first and counts.
+fn time(name: &str, n: usize, w: usize, m: usize, mut gen: impl FnMut(&mut u64) -> u64) {
     let mut seed = 11;
     let mut keys: Vec<u64> = (0..n * w).map(|_| gen(&mut seed)).collect();
-    let (mut ids, mut first, mut counts, mut count) = (vec![0u64; n], vec![0u64; n], vec![0u64; n], vec![0u64; 1]);
+    let (mut ids, mut first, mut counts, mut count) = (vec![0u64; n], vec![0u64; m], vec![0u64; m], vec![0u64; 1]);
     let mem = |b: &mut Vec<u64>| Memory { base: b.as_mut_ptr() as *mut u8, bytes: b.len() * 8 };
     let best = (0..3)
         .map(|_| {
             let v = |m: Memory, s: &[usize]| View::new(Layout::contiguous(Dtype::Int64, s), m).unwrap();
-            let p = plan(v(mem(&mut ids), &[n]), v(mem(&mut first), &[n]), v(mem(&mut counts), &[n]), v(mem(&mut count), &[]), v(mem(&mut keys), &[n, w]))
+            let p = plan(v(mem(&mut ids), &[n]), v(mem(&mut first), &[m]), v(mem(&mut counts), &[m]), v(mem(&mut count), &[]), v(mem(&mut keys), &[n, w]))
                 .unwrap();
             let (t, c) = (Instant::now(), thread_cpu_s());
             p.run().unwrap();
@@ -35,8 +36,10 @@ fn bench() {
     pool::set_threads(threads).unwrap();
     let n = 10_000_000;
     let spread: Vec<u64> = { let mut s = 5; (0..1000).map(|_| splitmix(&mut s)).collect() };
-    time("int64 10M, 1000 keys in [0, 1000)", n, 1, |s| splitmix(s) % 1000);
-    time("int64 10M, 1000 keys spread", n, 1, |s| spread[(splitmix(s) % 1000) as usize]);
-    time("int64 10M, all distinct", n, 1, splitmix);
-    time("int32 pairs [10M; 2] as words, 10K keys", n, 1, |s| (splitmix(s) % 100) | (splitmix(s) % 100) << 32);
+    time("int64 10M, 1000 keys in [0, 1000)", n, 1, 1000, |s| splitmix(s) % 1000);
+    time("int64 10M, 1000 keys spread", n, 1, 1000, |s| spread[(splitmix(s) % 1000) as usize]);
+    time("int64 1M, 1000 keys spread", n / 10, 1, 1000, |s| spread[(splitmix(s) % 1000) as usize]);
+    time("int64 1M, all distinct", n / 10, 1, n / 10, splitmix);
+    time("int64 100K, all distinct", n / 100, 1, n / 100, splitmix);
+    time("int32 pairs [10M; 2] as words, 10K keys", n, 1, 10_000, |s| (splitmix(s) % 100) | (splitmix(s) % 100) << 32);
 }

@@ -1,37 +1,94 @@
 //! The keys a numbering has met, in order of their first rows, and the
 //! hash table of linear probing that finds a key's number from its words.
+//!
+//! A slot is a word: 0 where empty, else a mark bit, the high bits of its
+//! key's hash (a tag) and the key's number in the low 40 bits. A probe
+//! first compares the tags of the [`WINDOW`] slots from its hash's home in
+//! one vector operation, and checks the words of the key of the first
+//! slot whose tag matches: a key met before is found there but where its
+//! run from its home is longer, or another key's tag matches first, and a
+//! probe slot by slot from the home then finds it or its empty slot.
 
 use crate::sort::scratch::Scratch;
 
+/// Slots whose tags a probe compares at once (one load of 32 bytes).
+const WINDOW: usize = 4;
+
+/// The bit that marks a slot full.
+const MARK: u64 = 1 << 63;
+
+/// The bits of a slot that hold its key's number (keys are fewer than
+/// 2^40, as rows are).
+const ID: u64 = (1 << 40) - 1;
+
+/// The number of words a key holds: known to the compiler ([`Fixed`]) or
+/// not ([`Any`]), so that the loops over a key's words of the common
+/// widths unroll.
+pub trait Width: Copy + Send + Sync {
+    /// The number of words.
+    fn get(self) -> usize;
+}
+
+/// Keys of `W` words.
+#[derive(Clone, Copy)]
+pub struct Fixed<const W: usize>;
+
+impl<const W: usize> Width for Fixed<W> {
+    #[inline(always)]
+    fn get(self) -> usize {
+        W
+    }
+}
+
+/// Keys of a number of words known when the call runs.
+#[derive(Clone, Copy)]
+pub struct Any(pub usize);
+
+impl Width for Any {
+    #[inline(always)]
+    fn get(self) -> usize {
+        self.0
+    }
+}
+
 /// Keys of `w` words each, numbered from 0 as they were added: their
-/// words, hashes, first rows and counts, and a table of slots (0 for an
-/// empty one, else a key's number plus one) of 1024 slots or 2 to 4 times
-/// the keys, probed from a hash's low bits (a long table on huge pages,
-/// where the system has them: its probes land at random).
-pub struct Keys {
-    w: usize,
+/// words, hashes, first rows and counts, and a table of slots of 1024
+/// slots or 2 to 4 times the keys, probed from a hash's low bits, and
+/// followed by copies of its first `WINDOW - 1` slots, so that a window
+/// from any home lies in it (a long table on huge pages, where the system
+/// has them: its probes land at random).
+pub struct Keys<W: Width> {
+    w: W,
     pub words: Vec<u64>,
     pub hashes: Vec<u64>,
     pub first: Vec<u64>,
     pub counts: Vec<u64>,
     slots: Scratch<u64>,
+    /// The table's slots less one (a power of two less one), 0 where it
+    /// has none.
+    mask: usize,
 }
 
-impl Keys {
+/// A table of `size` slots (a power of two) and their copies.
+fn table(size: usize) -> Scratch<u64> {
+    Scratch::zeroed(size + WINDOW - 1)
+}
+
+impl<W: Width> Keys<W> {
     /// No keys of `w` words, with a table of 1024 slots, or none where
     /// `table` is false (keys numbered by a direct table instead).
-    pub fn new(w: usize, table: bool) -> Keys {
-        let slots = Scratch::zeroed(if table { 1024 } else { 0 });
-        Keys { w, words: Vec::new(), hashes: Vec::new(), first: Vec::new(), counts: Vec::new(), slots }
+    pub fn new(w: W, with_table: bool) -> Keys<W> {
+        let (slots, mask) = if with_table { (table(1024), 1023) } else { (Scratch::zeroed(0), 0) };
+        Keys { w, words: Vec::new(), hashes: Vec::new(), first: Vec::new(), counts: Vec::new(), slots, mask }
     }
 
     /// No keys of `w` words, with room for `keys` of them: a table of
     /// 1024 slots or 2 to 4 times them, and their words, hashes, first
     /// rows and counts reserved.
-    pub fn with_room(w: usize, keys: usize) -> Keys {
-        let slots = Scratch::zeroed((2 * keys).next_power_of_two().max(1024));
+    pub fn with_room(w: W, keys: usize) -> Keys<W> {
+        let size = (2 * keys).next_power_of_two().max(1024);
         let v = || Vec::with_capacity(keys);
-        Keys { w, words: Vec::with_capacity(w * keys), hashes: v(), first: v(), counts: v(), slots }
+        Keys { w, words: Vec::with_capacity(w.get() * keys), hashes: v(), first: v(), counts: v(), slots: table(size), mask: size - 1 }
     }
 
     /// The number of keys.
@@ -45,27 +102,29 @@ impl Keys {
     }
 
     /// Key `id`'s words.
+    #[inline(always)]
     pub fn key(&self, id: usize) -> &[u64] {
-        &self.words[id * self.w..(id + 1) * self.w]
+        let w = self.w.get();
+        &self.words[id * w..(id + 1) * w]
     }
 
     /// Adds a key of hash `h` whose words `word(j)` gives, first met at row
     /// `first`, with no rows counted; gives its number. The table is not
     /// changed.
     pub fn add(&mut self, h: u64, word: impl Fn(usize) -> u64, first: u64) -> u64 {
-        self.words.extend((0..self.w).map(word));
+        self.words.extend((0..self.w.get()).map(word));
         self.hashes.push(h);
         self.first.push(first);
         self.counts.push(0);
         (self.len() - 1) as u64
     }
 
-    /// Asks the processor to fetch the slot a probe for hash `h` starts at.
+    /// Asks the processor to fetch the slots a probe for hash `h` starts at.
     #[inline(always)]
     pub fn prefetch(&self, h: u64) {
         #[cfg(target_arch = "x86_64")]
         {
-            let p = self.slots.as_ptr().wrapping_add(h as usize & (self.slots.len().max(1) - 1));
+            let p = self.slots.as_ptr().wrapping_add(h as usize & self.mask);
             // SAFETY: a prefetch never faults nor changes memory, whatever
             // its address; SSE is part of x86-64's baseline.
             unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8) };
@@ -74,46 +133,95 @@ impl Keys {
         let _ = h;
     }
 
+    /// Whether key `id`'s words are those `word(j)` gives.
+    #[inline(always)]
+    fn holds(&self, id: usize, word: impl Fn(usize) -> u64) -> bool {
+        self.key(id).iter().enumerate().all(|(j, &x)| x == word(j))
+    }
+
+    /// The key of the first slot of the window from `p` whose tag and mark
+    /// are `want`, where its words are those `word(j)` gives.
+    #[inline(always)]
+    fn look(&self, p: usize, want: u64, word: impl Fn(usize) -> u64) -> Option<u64> {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        let hits = {
+            use std::arch::x86_64::*;
+            assert!(p + WINDOW <= self.slots.len(), "a window lies in the table");
+            // SAFETY: the window's WINDOW slots lie in the table (checked
+            // above); AVX2 is compiled in (the cfg).
+            unsafe {
+                let v = _mm256_loadu_si256(self.slots.as_ptr().add(p) as *const __m256i);
+                let tags = _mm256_and_si256(v, _mm256_set1_epi64x(!ID as i64));
+                _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(tags, _mm256_set1_epi64x(want as i64)))) as u32
+            }
+        };
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        let hits = (self.slots[p] & !ID == want) as u32;
+        if hits == 0 {
+            return None;
+        }
+        let id = self.slots[p + hits.trailing_zeros() as usize] & ID;
+        self.holds(id as usize, word).then_some(id)
+    }
+
     /// The number of the key of hash `h` whose words `word(j)` gives, added
     /// (first met at row `first`) where the table lacks it.
+    #[inline(always)]
+    pub fn find_or_add(&mut self, h: u64, word: impl Fn(usize) -> u64 + Copy, first: u64) -> u64 {
+        let p = h as usize & self.mask;
+        let want = MARK | (h & !ID);
+        match self.look(p, want, word) {
+            Some(id) => id,
+            None => self.probe(p, want, h, word, first),
+        }
+    }
+
+    /// [`Keys::find_or_add`] slot by slot from the home `p`.
     #[inline]
-    pub fn find_or_add(&mut self, h: u64, word: impl Fn(usize) -> u64, first: u64) -> u64 {
-        let mask = self.slots.len() - 1;
-        let mut p = h as usize & mask;
+    fn probe(&mut self, mut p: usize, want: u64, h: u64, word: impl Fn(usize) -> u64 + Copy, first: u64) -> u64 {
         loop {
             let s = self.slots[p];
             if s == 0 {
                 break;
             }
-            let id = (s - 1) as usize;
-            if self.hashes[id] == h && self.key(id).iter().enumerate().all(|(j, &x)| x == word(j)) {
-                return id as u64;
+            if s & !ID == want && self.holds((s & ID) as usize, word) {
+                return s & ID;
             }
-            p = (p + 1) & mask;
+            p = (p + 1) & self.mask;
         }
         let id = self.add(h, word, first);
-        self.slots[p] = id + 1;
-        if 2 * self.len() > self.slots.len() {
+        self.put(p, want | id);
+        if 2 * self.len() > self.mask + 1 {
             self.grow();
         }
         id
+    }
+
+    /// Sets slot `p` to `s`, and its copy past the table where it has one.
+    #[inline(always)]
+    fn put(&mut self, p: usize, s: u64) {
+        self.slots[p] = s;
+        if p < WINDOW - 1 {
+            self.slots[self.mask + 1 + p] = s;
+        }
     }
 
     /// Rebuilds the table at twice the keys rounded up to a power of 2, 2
     /// to 4 times them (grown once they pass half its slots, it doubles).
     fn grow(&mut self) {
         let size = (2 * self.len()).next_power_of_two();
-        let mask = size - 1;
-        self.slots = Scratch::zeroed(size);
-        for (id, &h) in self.hashes.iter().enumerate() {
+        self.mask = size - 1;
+        self.slots = table(size);
+        for id in 0..self.len() {
             if let Some(&ahead) = self.hashes.get(id + 16) {
                 self.prefetch(ahead);
             }
-            let mut p = h as usize & mask;
+            let h = self.hashes[id];
+            let mut p = h as usize & self.mask;
             while self.slots[p] != 0 {
-                p = (p + 1) & mask;
+                p = (p + 1) & self.mask;
             }
-            self.slots[p] = id as u64 + 1;
+            self.put(p, MARK | (h & !ID) | id as u64);
         }
     }
 }

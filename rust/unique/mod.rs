@@ -26,7 +26,7 @@ use crate::core::dtype::Dtype;
 use crate::core::layout::View;
 use crate::core::pool;
 use hash::Secrets;
-use keys::Keys;
+use keys::{Any, Fixed, Keys, Width};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Rows from which `unique` declines: 2^40 - 1.
@@ -38,8 +38,14 @@ const DIRECT_VALUES: u64 = 1 << 20;
 /// Rows whose hashes are found, and slots prefetched, at a time.
 const AHEAD: usize = 32;
 
-/// Rows a thread's block takes at least.
-const BLOCK: usize = 1 << 15;
+/// Rows whose spans are read before they are checked against a direct
+/// table's limit.
+const SPAN_ROWS: usize = 1 << 12;
+
+/// Rows a thread's block takes at least: below twice this, the blocks'
+/// merge and last pass would cost more than a second thread saves where
+/// the keys are many.
+const BLOCK: usize = 1 << 17;
 
 /// A checked numbering, ready to run once its claims are held.
 pub struct Plan {
@@ -108,102 +114,105 @@ impl Plan {
     }
 
     /// The direct table for blocks of `rows` rows, where the keys take one:
-    /// found from the columns' spans, over `blocks` threads.
-    fn direct(&self, rows: usize, blocks: usize) -> Option<Direct> {
-        let (n, w) = (self.rows(), self.width());
-        if w > 4 || n == 0 {
+    /// found from the columns' spans, over `blocks` threads, each of which
+    /// stops reading once its rows' spans are too wide.
+    fn direct<W: Width>(&self, w: W, rows: usize, blocks: usize) -> Option<Direct> {
+        let n = self.rows();
+        if w.get() > 4 || n == 0 {
             return None;
         }
         let per = n.div_ceil(blocks);
+        let limit = DIRECT_VALUES.min(2 * rows as u64 + 1024);
         let keys = Words::of(&self.keys);
-        let spans: Vec<std::sync::Mutex<Vec<(u64, u64)>>> = (0..blocks).map(|_| Default::default()).collect();
+        let spans: Vec<std::sync::Mutex<Option<[(u64, u64); 4]>>> = (0..blocks).map(|_| Default::default()).collect();
         pool::run_parts(blocks, |b| {
-            let mut s = vec![(u64::MAX, 0u64); w];
-            for i in b * per..((b + 1) * per).min(n) {
-                for (j, s) in s.iter_mut().enumerate() {
-                    // SAFETY: i < n, j < w.
-                    let x = unsafe { keys.get(i, j) };
-                    *s = (s.0.min(x), s.1.max(x));
+            let mut s = [(u64::MAX, 0u64); 4];
+            let r = b * per..((b + 1) * per).min(n);
+            for at in r.clone().step_by(SPAN_ROWS) {
+                for i in at..(at + SPAN_ROWS).min(r.end) {
+                    for (j, s) in s[..w.get()].iter_mut().enumerate() {
+                        // SAFETY: i < n, j < w.
+                        let x = unsafe { keys.get(i, j) };
+                        *s = (s.0.min(x), s.1.max(x));
+                    }
+                }
+                if values(&s[..w.get()], limit).is_none() {
+                    return;
                 }
             }
-            *spans[b].lock().unwrap_or_else(|e| e.into_inner()) = s;
+            *spans[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
         });
-        let mut s = vec![(u64::MAX, 0u64); w];
+        let mut s = [(u64::MAX, 0u64); 4];
         for b in spans {
-            for (s, t) in s.iter_mut().zip(b.into_inner().unwrap_or_else(|e| e.into_inner())) {
+            for (s, t) in s.iter_mut().zip(b.into_inner().unwrap_or_else(|e| e.into_inner())?) {
                 *s = (s.0.min(t.0), s.1.max(t.1));
             }
         }
-        let limit = DIRECT_VALUES.min(2 * rows as u64 + 1024);
-        let mut mults = Vec::with_capacity(w);
-        let mut values = 1u64;
-        for &(lo, hi) in &s {
-            mults.push(values);
-            values = values.checked_mul((hi - lo).checked_add(1)?).filter(|&v| v <= limit)?;
-        }
-        Some(Direct { mults, lows: s.into_iter().map(|(lo, _)| lo).collect(), values: values as usize })
+        let s = &s[..w.get()];
+        let (mults, values) = values(s, limit)?;
+        Some(Direct { mults, lows: s.iter().map(|&(lo, _)| lo).collect(), values: values as usize })
     }
 
     /// Numbers the rows `range` as a block, writing each row's number in the
     /// block into ids, by the direct table `direct` where given, else by
     /// hash; gives the block's keys.
-    fn number_block(&self, range: std::ops::Range<usize>, direct: Option<&Direct>) -> Keys {
-        let w = self.width();
+    fn number_block<W: Width>(&self, w: W, range: std::ops::Range<usize>, direct: Option<&Direct>) -> Keys<W> {
         let mut keys = Keys::new(w, direct.is_none());
         let mut table: Vec<u32> = direct.map_or(Vec::new(), |d| vec![0; d.values]);
-        let mut prev: Option<u64> = None;
         let (rows, ids) = (Words::of(&self.keys), Words::of(&self.ids));
+        let mut prev = 0;
         // The hash path hashes rows AHEAD at a time and prefetches their
         // slots first, so that a long table's misses overlap.
         let mut hashes = [0u64; AHEAD];
-        for i in range.clone() {
-            let ahead = i - range.start;
-            if direct.is_none() && ahead % AHEAD == 0 {
-                for (a, h) in (i..range.end.min(i + AHEAD)).zip(&mut hashes) {
+        for at in range.clone().step_by(AHEAD) {
+            let end = (at + AHEAD).min(range.end);
+            if direct.is_none() {
+                for (a, h) in (at..end).zip(&mut hashes) {
                     // SAFETY: a < n and j < w.
-                    *h = self.secrets.hash((0..w).map(|j| unsafe { rows.get(a, j) }));
+                    *h = self.secrets.hash((0..w.get()).map(|j| unsafe { rows.get(a, j) }));
                     keys.prefetch(*h);
                 }
             }
-            // SAFETY: i < n and j < w.
-            let word = |j: usize| unsafe { rows.get(i, j) };
-            // SAFETY: a previous number means a previous row i - 1 < n.
-            let same = prev.is_some() && (0..w).all(|j| word(j) == unsafe { rows.get(i - 1, j) });
-            let id = match (prev, direct) {
-                (Some(p), _) if same => p,
-                (_, Some(d)) => {
+            for i in at..end {
+                // SAFETY: i < n and j < w.
+                let word = |j: usize| unsafe { rows.get(i, j) };
+                // SAFETY: i > range.start, so row i - 1 < n.
+                let id = if i > range.start && (0..w.get()).all(|j| word(j) == unsafe { rows.get(i - 1, j) }) {
+                    prev
+                } else if let Some(d) = direct {
                     // Words outside the spans (changed since they were read
                     // by a writer outside the call) fall outside the table,
                     // which its bounds check refuses.
-                    let place = (0..w).fold(0u64, |a, j| a.wrapping_add(word(j).wrapping_sub(d.lows[j]).wrapping_mul(d.mults[j])));
+                    let place = (0..w.get()).fold(0u64, |a, j| a.wrapping_add(word(j).wrapping_sub(d.lows[j]).wrapping_mul(d.mults[j])));
                     let slot = &mut table[place as usize];
                     if *slot == 0 {
-                        keys.add(self.secrets.hash((0..w).map(word)), word, i as u64);
+                        keys.add(self.secrets.hash((0..w.get()).map(word)), word, i as u64);
                         *slot = keys.len() as u32;
                     }
                     (*slot - 1) as u64
-                }
-                (_, None) => keys.find_or_add(hashes[ahead % AHEAD], word, i as u64),
-            };
-            keys.counts[id as usize] += 1;
-            // SAFETY: i < n, the extent of ids; blocks write their own rows.
-            unsafe { ids.set(i, id) };
-            prev = Some(id);
+                } else {
+                    keys.find_or_add(hashes[i - at], word, i as u64)
+                };
+                keys.counts[id as usize] += 1;
+                // SAFETY: i < n, the extent of ids; blocks write their own rows.
+                unsafe { ids.set(i, id) };
+                prev = id;
+            }
         }
         keys
     }
 
     /// Numbers every row of w words into ids, over `blocks` blocks of `per`
     /// rows; gives each key's first row and count, in order of first rows.
-    fn number(&self, blocks: usize, per: usize) -> (Vec<u64>, Vec<u64>) {
-        let (n, w) = (self.rows(), self.width());
+    fn number<W: Width>(&self, w: W, blocks: usize, per: usize) -> (Vec<u64>, Vec<u64>) {
+        let n = self.rows();
         let range = |b: usize| b * per..((b + 1) * per).min(n);
-        let direct = self.direct(per, blocks);
-        let slots: Vec<std::sync::Mutex<Option<Keys>>> = (0..blocks).map(|_| Default::default()).collect();
+        let direct = self.direct(w, per, blocks);
+        let slots: Vec<std::sync::Mutex<Option<Keys<W>>>> = (0..blocks).map(|_| Default::default()).collect();
         pool::run_parts(blocks, |b| {
-            *slots[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(self.number_block(range(b), direct.as_ref()))
+            *slots[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(self.number_block(w, range(b), direct.as_ref()))
         });
-        let parts: Vec<Keys> = (slots.into_iter())
+        let parts: Vec<Keys<W>> = (slots.into_iter())
             .map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every block numbered"))
             .collect();
         if blocks == 1 {
@@ -211,16 +220,38 @@ impl Plan {
             return (k.first, k.counts);
         }
         let numbers = merge(&parts, w);
+        // The first block's keys keep their numbers (they come first, in
+        // order of their first rows): the rows after it are mapped, shared
+        // evenly among the threads.
         let ids = Words::of(&self.ids);
-        pool::run_parts(blocks, |b| {
-            for i in range(b) {
-                // SAFETY: i < n, the extent of ids, which block b alone
-                // writes; it holds the row's number in block b.
-                unsafe { ids.set(i, numbers.of[b][ids.get(i, 0) as usize].load(Relaxed)) };
+        let share = (n - per).div_ceil(blocks);
+        pool::run_parts(blocks, |t| {
+            let mine = per + t * share..(per + (t + 1) * share).min(n);
+            for b in 1..blocks {
+                let map = &numbers.of[b];
+                let r = range(b);
+                for i in r.start.max(mine.start)..r.end.min(mine.end) {
+                    // SAFETY: i < n, the extent of ids, which this thread
+                    // alone writes; it holds the row's number in block b.
+                    unsafe { ids.set(i, map[ids.get(i, 0) as usize].load(Relaxed)) };
+                }
             }
         });
         (numbers.first, numbers.counts)
     }
+}
+
+/// Each column's multiplier in a direct table of the spans `s` (each
+/// column's least and greatest word) and the values it holds, their
+/// product, where that is at most `limit`.
+fn values(s: &[(u64, u64)], limit: u64) -> Option<(Vec<u64>, u64)> {
+    let mut mults = Vec::with_capacity(s.len());
+    let mut values = 1u64;
+    for &(lo, hi) in s {
+        mults.push(values);
+        values = values.checked_mul(hi.wrapping_sub(lo).checked_add(1)?).filter(|&v| v <= limit)?;
+    }
+    Some((mults, values))
 }
 
 /// The blocks' keys merged: each block key's number among all keys, and
@@ -242,14 +273,14 @@ const NEW: u64 = 1 << 63;
 /// keys; a key new there is new among all keys, and numbered by its rank
 /// among the new keys (its first row's rank among the first rows): the
 /// new keys of the earlier blocks, then those of its own block before it.
-fn merge(parts: &[Keys], w: usize) -> Merged {
+fn merge<W: Width>(parts: &[Keys<W>], w: W) -> Merged {
     let (blocks, shares) = (parts.len(), parts.len());
     let total: usize = parts.iter().map(|k| k.len()).sum();
     let share = |h: u64| ((h >> 32) * shares as u64 >> 32) as usize;
     // Each block key's table (its share) and place in it, NEW where it is
     // its key's first, then its number.
     let of: Vec<Vec<AtomicU64>> = parts.iter().map(|k| (0..k.len()).map(|_| AtomicU64::new(0)).collect()).collect();
-    let tables: Vec<std::sync::Mutex<Option<(Keys, Vec<(usize, usize)>)>>> = (0..shares).map(|_| Default::default()).collect();
+    let tables: Vec<std::sync::Mutex<Option<(Keys<W>, Vec<(usize, usize)>)>>> = (0..shares).map(|_| Default::default()).collect();
     pool::run_parts(shares, |p| {
         let mut table = Keys::with_room(w, total / shares + total / (4 * shares) + 1024);
         // Each of the table's keys' block and place in it.
@@ -279,7 +310,7 @@ fn merge(parts: &[Keys], w: usize) -> Merged {
         }
         *tables[p].lock().unwrap_or_else(|e| e.into_inner()) = Some((table, origin));
     });
-    let tables: Vec<(Keys, Vec<(usize, usize)>)> = (tables.into_iter())
+    let tables: Vec<(Keys<W>, Vec<(usize, usize)>)> = (tables.into_iter())
         .map(|t| t.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every share merged"))
         .collect();
     // The new keys of the blocks before each block.
@@ -415,7 +446,13 @@ impl Call for Plan {
             (0..n).for_each(|i| unsafe { ids.set(i, 0) });
             if n == 0 { (vec![], vec![]) } else { (vec![0], vec![n as u64]) }
         } else {
-            self.number(blocks, per)
+            match w {
+                1 => self.number(Fixed::<1>, blocks, per),
+                2 => self.number(Fixed::<2>, blocks, per),
+                3 => self.number(Fixed::<3>, blocks, per),
+                4 => self.number(Fixed::<4>, blocks, per),
+                _ => self.number(Any(w), blocks, per),
+            }
         };
         let k = first.len();
         let (fw, cw) = (Words::of(&self.first), Words::of(&self.counts));

@@ -93,7 +93,8 @@ fn rows_of(n: usize, w: usize, mut f: impl FnMut(usize, usize) -> u64) -> Vec<Ve
 #[test]
 fn adversarial_keys() {
     let mut s = 9u64;
-    let n = 100_000;
+    // Three blocks on three threads.
+    let n = 3 * BLOCK + 1000;
     // All equal; all distinct; colliding in their low bits; few keys at
     // random, runs of equal rows.
     all_ways(&rows_of(n, 2, |_, _| 7), 2, 3);
@@ -105,7 +106,7 @@ fn adversarial_keys() {
 
 #[test]
 fn spans_inside_and_outside_the_direct_table() {
-    let n = 100_000;
+    let n = 3 * BLOCK + 1000;
     // One thread's limit: 2 n + 1024 values; three threads' blocks are
     // smaller, so the same keys take the hash there.
     let limit = 2 * n as u64 + 1024;
@@ -179,5 +180,27 @@ fn declined_from_two_to_the_forty_minus_one_rows() {
         let one = |o: usize, s: &[usize]| View::new(Layout { offset: o, ..Layout::contiguous(Dtype::Int64, s) }, sm).unwrap();
         let p = plan(ids, one(0, &[1]), one(1, &[1]), one(2, &[]), keys).unwrap();
         assert_eq!(p.declined().is_some_and(|w| w.contains("2^40 - 1")), declined, "{n} rows");
+    }
+}
+
+/// The hash table alone, under hashes chosen: keys of one hash (their tags
+/// equal, so that a window's first match is another key), homes at the
+/// table's end (windows through the copies of its first slots), runs
+/// longer than a window, and growth; each key keeps its number.
+#[test]
+fn probes_through_equal_tags_the_table_end_and_growth() {
+    let mut s = 12u64;
+    let hashes: Vec<u64> = (0..3000u64).map(|i| if i % 3 == 0 { 1023 } else if i % 3 == 1 { splitmix(&mut s) } else { 1022 | i << 40 }).collect();
+    let widths: [(usize, &dyn Fn(u64, usize) -> u64); 2] = [(1, &|i, _| i * 7), (3, &|i, j| i << j)];
+    for (w, key) in widths {
+        let mut keys = Keys::new(Any(w), true);
+        for round in 0..2 {
+            for (i, &h) in hashes.iter().enumerate() {
+                let id = keys.find_or_add(h, |j| key(i as u64, j), 10 * i as u64);
+                assert_eq!(id, i as u64, "key {i} round {round} w {w}");
+            }
+        }
+        assert_eq!(keys.len(), hashes.len());
+        assert_eq!(keys.first[2999], 29990);
     }
 }
