@@ -317,7 +317,7 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
                         let mut spins = 0u32;
                         while done[blk].load(Ordering::Acquire) < slices {
                             spins += 1;
-                            if spins % 64 == 0 {
+                            if spins.is_multiple_of(64) {
                                 std::thread::yield_now();
                             } else {
                                 std::hint::spin_loop();
@@ -445,22 +445,32 @@ fn with_scratch<E: Elem, R>(slot: &'static Slot, len: usize, f: impl FnOnce(&mut
     r
 }
 
-/// Nanoseconds spent in each phase (init, pack a, pack b, kernel, put), for the timing tests.
+/// Nanoseconds of wall clock spent in each phase of the tiles, summed over
+/// the parts: init (the sums' scratch cleared and init read), packing a,
+/// packing b (or packing chunks of the shared b and waiting for the rest),
+/// the microkernels, and putting the results; read by `cpu_speed`.
 #[cfg(test)]
 pub(crate) static PHASES: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
+/// A clock for [`lap`].
 #[cfg(test)]
 fn lap_start() -> std::time::Instant {
     std::time::Instant::now()
 }
+/// Adds the time since `t` to phase `i` and restarts `t`.
 #[cfg(test)]
 fn lap(i: usize, t: &mut std::time::Instant) {
     let now = std::time::Instant::now();
     PHASES[i].fetch_add((now - *t).as_nanos() as u64, Ordering::Relaxed);
     *t = now;
 }
+/// No clock outside the timing tests.
+#[cfg(not(test))]
+struct NoClock;
 #[cfg(not(test))]
 #[inline(always)]
-fn lap_start() {}
+fn lap_start() -> NoClock {
+    NoClock
+}
 #[cfg(not(test))]
 #[inline(always)]
-fn lap(_: usize, _: &mut ()) {}
+fn lap(_: usize, _: &mut NoClock) {}
