@@ -19,6 +19,8 @@ use crate::core::{isa, pool};
 use std::any::Any;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
+#[cfg(test)]
+use std::sync::atomic::AtomicU64;
 use std::sync::OnceLock;
 
 /// Data cache sizes in bytes: L1, L2 and L3 of core 0.
@@ -56,36 +58,56 @@ pub fn caches() -> Caches {
     })
 }
 
-/// The tile and slice sizes of a contraction of `m` rows, `n` columns and
-/// depth `k` over `nb` batches by microkernel `mk`: `(kc, mc, nc)`. A
-/// slice of `kc` depths of a b panel fills about half the L1 cache, a
-/// tile's packed a (`mc` rows) about half the L2, its packed b (`nc`
-/// columns) about a quarter of the L3, the rows and columns cut into tiles
-/// of about one size. Tiles are halved while they are fewer than twice
-/// the threads, down to 8 panels a side.
-fn blocking<E: Elem>(mk: Micro<E>, nb: usize, m: usize, n: usize, k: usize, threads: usize) -> (usize, usize, usize) {
+/// How a contraction is cut: `kc` depths a slice, the rows cut into `ti`
+/// tiles of whole panels, the columns into tiles of `nc`, and whether
+/// the packed b is shared by the row tiles (packed once, by whichever
+/// threads come first) rather than packed by each tile.
+struct Blocking {
+    kc: usize,
+    ti: usize,
+    nc: usize,
+    shared: bool,
+}
+
+/// The blocking of a contraction of `m` rows, `n` columns and depth `k`
+/// over `nb` batches by microkernel `mk` on `threads` threads. A slice of
+/// `kc` depths of a b panel fills about half the L1 cache, a tile's packed
+/// a about half the L2 (whole panels, rounded up), its packed b (`nc`
+/// columns) about a quarter of the L3. b is shared where there is more
+/// than one row tile and the whole packed b of the call holds at most 64
+/// MiB; then, on more than one thread, the row tiles are cut finer (the
+/// columns too where there is no row left to cut) until there are at
+/// least four tiles a thread, which each takes as it comes free, so that
+/// none waits long on the last. Unshared, tiles are halved while they are
+/// fewer than twice the threads, down to 8 panels a side.
+fn blocking<E: Elem>(mk: Micro<E>, nb: usize, m: usize, n: usize, k: usize, threads: usize) -> Blocking {
     let c = caches();
     let size = std::mem::size_of::<E>();
     let (mr, nr) = (mk.mr, mk.nr);
     let kc = (c.l1 / 2 / (nr * size)).clamp(32, 1024).min(k.max(1));
-    let fit = |bytes: usize, panel: usize| ((bytes / (kc * size)) / panel).max(1) * panel;
     // The extent cut into as few tiles of at most `cap` as can be, of
     // about one size, whole panels each.
     let even = |extent: usize, cap: usize, panel: usize| extent.div_ceil(extent.div_ceil(cap).max(1)).div_ceil(panel) * panel;
-    let mut mc = even(m, fit(c.l2 / 2, mr), mr);
-    let mut nc = even(n, fit(c.l3 / 4, nr), nr);
-    let tiles = |mc: usize, nc: usize| nb * m.div_ceil(mc) * n.div_ceil(nc);
-    while tiles(mc, nc) < 2 * threads {
-        let (m2, n2) = (even(m, mc / 2, mr), even(n, nc / 2, nr));
-        if nc >= mc && nc > 8 * nr && n2 < nc {
+    let pm = m.div_ceil(mr);
+    let mut ti = pm.div_ceil((c.l2 / 2 / (kc * size)).div_ceil(mr).max(1));
+    let mut nc = even(n, ((c.l3 / 4 / (kc * size)) / nr).max(1) * nr, nr);
+    let packed_b = nb.saturating_mul(k).saturating_mul(n.div_ceil(nr) * nr).saturating_mul(size);
+    let can_share = packed_b <= 64 << 20;
+    let want = if can_share && threads > 1 { 4 * threads } else { 2 * threads };
+    let tiles = |ti: usize, nc: usize| nb * ti * n.div_ceil(nc);
+    while tiles(ti, nc) < want {
+        let n2 = even(n, nc / 2, nr);
+        if can_share && ti < pm {
+            ti = (2 * ti).min(pm);
+        } else if nc > 8 * nr && n2 < nc && (can_share || nc >= pm.div_ceil(ti) * mr) {
             nc = n2;
-        } else if mc > 8 * mr && m2 < mc {
-            mc = m2;
+        } else if !can_share && pm.div_ceil(ti) > 8 {
+            ti = pm.div_ceil(pm.div_ceil(ti) / 2);
         } else {
             break;
         }
     }
-    (kc, mc, nc)
+    Blocking { kc, ti, nc, shared: can_share && ti > 1 }
 }
 
 /// Packs outer indices `o0..o1` of `s` at batch `bi`, depths
@@ -104,39 +126,67 @@ fn pack<E: Elem>(s: &Side, (read, sread): (Read<E>, Read<E>), acc: Dtype, bi: us
         _ => true,
     };
     let depth = &s.depth[k0..k0 + kc];
+    // SAFETY (`at` and every read through it): the view was checked
+    // against its buffer and (bi, o, k) is one of its indices, whose
+    // element lies at batch[bi] + outer[o] + depth[k]; `direct` says its
+    // elements are E's values bit for bit. Nothing writes an operand
+    // during the call (dst shares no memory with one where results are
+    // stored in place, `Plan::scratch`).
+    let at = |o: isize, d: isize| unsafe { s.mem.base.cast::<E>().offset(s.batch[bi] + o + d) };
+    if direct && s.outer_step == Some(1) && o1 > o0 {
+        // Each depth's run of outer indices read once, in order, and dealt
+        // into the panels in turn; runs of 8 values copied as arrays,
+        // which compile to vector moves rather than a call of memcpy.
+        for (kk, &d) in depth.iter().enumerate() {
+            let src = at(s.outer[o0], d);
+            for (q, panel) in out.chunks_mut(w * kc).enumerate() {
+                let valid = w.min(o1 - o0 - q * w);
+                let whole = valid - valid % 8;
+                let dst = &mut panel[kk * w..][..valid];
+                for (r, run) in dst[..whole].chunks_exact_mut(8).enumerate() {
+                    // SAFETY: as `at`: outer[o0 + t] = outer[o0] + t for
+                    // t < o1 - o0.
+                    run.copy_from_slice(&unsafe { src.add(q * w + 8 * r).cast::<[E; 8]>().read_unaligned() });
+                }
+                for (r, x) in dst.iter_mut().enumerate().skip(whole) {
+                    // SAFETY: as above.
+                    *x = unsafe { src.add(q * w + r).read_unaligned() };
+                }
+            }
+        }
+        if let Some(last) = out.chunks_mut(w * kc).last() {
+            let valid = (o1 - o0) - (o1 - o0 - 1) / w * w;
+            for kk in 0..kc {
+                last[kk * w + valid..kk * w + w].fill(E::ZERO);
+            }
+        }
+        return;
+    }
     for (p, panel) in out.chunks_mut(w * kc).enumerate() {
         let first = o0 + p * w;
         let valid = w.min(o1 - first);
         let outer = &s.outer[first..first + valid];
-        // SAFETY (`at` and every read through it): the view was checked
-        // against its buffer and (bi, o, k) is one of its indices, whose
-        // element lies at batch[bi] + outer[o] + depth[k]; `direct` says
-        // its elements are E's values bit for bit. Nothing writes an
-        // operand during the call (dst shares no memory with one where
-        // results are stored in place, `Plan::scratch`).
-        let at = |o: isize, d: isize| unsafe { s.mem.base.cast::<E>().offset(s.batch[bi] + o + d) };
-        if direct && s.outer_step == Some(1) {
-            // Runs of 8 values copied as arrays, which compile to vector
-            // moves rather than a call of memcpy per depth.
-            let whole = valid - valid % 8;
-            for (kk, &d) in depth.iter().enumerate() {
-                let src = at(outer[0], d);
-                let dst = &mut panel[kk * w..][..valid];
-                for (r, run) in dst[..whole].chunks_exact_mut(8).enumerate() {
-                    // SAFETY: as `at`: outer[first + r] = outer[first] + r
-                    // for r < valid.
-                    run.copy_from_slice(&unsafe { src.add(8 * r).cast::<[E; 8]>().read_unaligned() });
-                }
-                for (r, x) in dst.iter_mut().enumerate().skip(whole) {
-                    // SAFETY: as above.
-                    *x = unsafe { src.add(r).read_unaligned() };
-                }
-            }
-        } else if direct && s.depth_step == Some(1) {
+        if direct && s.depth_step == Some(1) {
+            // Runs of 8 depths of each index read as arrays and dealt
+            // into the panel's depths.
+            let whole = kc - kc % 8;
             for (r, &o) in outer.iter().enumerate() {
                 let row = at(o, depth[0]);
-                for kk in 0..kc {
+                // The run of the index 4 on (rows of a matrix lie apart,
+                // too short for the CPU to fetch ahead on its own) on its
+                // way into the cache while this one is dealt.
+                if let Some(&ahead) = s.outer.get(first + r + 4).filter(|_| first + r + 4 < o1) {
+                    prefetch_run(at(ahead, depth[0]), kc);
+                }
+                for k8 in (0..whole).step_by(8) {
                     // SAFETY: as `at`: depth[k0 + kk] = depth[k0] + kk.
+                    let v = unsafe { row.add(k8).cast::<[E; 8]>().read_unaligned() };
+                    for (t, x) in v.into_iter().enumerate() {
+                        panel[(k8 + t) * w + r] = x;
+                    }
+                }
+                for kk in whole..kc {
+                    // SAFETY: as above.
                     panel[kk * w + r] = unsafe { row.add(kk).read_unaligned() };
                 }
             }
@@ -166,78 +216,184 @@ fn pack<E: Elem>(s: &Side, (read, sread): (Read<E>, Read<E>), acc: Dtype, bi: us
     }
 }
 
+/// A buffer the parts of a call write disjoint pieces of.
+struct Packed<E>(*mut E);
+
+// SAFETY: the parts write disjoint pieces of the buffer (each chunk of b
+// is packed by the one part that claims it) and read a piece only once
+// its writer has marked it done (release and acquire), while the buffer's
+// owner, the calling thread, waits for every part to end.
+unsafe impl<E: Send> Sync for Packed<E> {}
+
+impl<E> Packed<E> {
+    /// The buffer's value `i` on.
+    fn at(&self, i: usize) -> *mut E {
+        self.0.wrapping_add(i)
+    }
+}
+
 /// Runs the plan's products in chain order into `sink`, on the
 /// microkernel of the instruction set [`isa::avx512`] chooses on the
 /// calling thread.
+///
+/// Tiles are taken in order of batch, column tile and row tile. Where b
+/// is shared ([`blocking`]), a call packs its whole b once, a slice of a
+/// column tile (a chunk) at a time, into the calling thread's scratch:
+/// a part about to compute a tile first packs the chunks of its block of
+/// b that no part has taken yet, then waits for those that others are
+/// packing (a part that has taken a chunk packs it without waiting, so
+/// that none waits on a part that has not started).
 pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
     let mk = E::micro(isa::avx512());
     let (mr, nr) = (mk.mr, mk.nr);
-    let (kc, mc, nc) = blocking(mk, p.nb, p.m, p.n, p.k, pool::threads());
-    let (ti, tj) = (p.m.div_ceil(mc), p.n.div_ceil(nc));
+    let Blocking { kc, ti, nc, shared } = blocking(mk, p.nb, p.m, p.n, p.k, pool::threads());
+    let (pm, tj) = (p.m.div_ceil(mr), p.n.div_ceil(nc));
+    // Row tile ib holds panels ib pm / ti .. (ib + 1) pm / ti.
+    let rows_of = |ib: usize| ((ib * pm / ti) * mr, ((ib + 1) * pm / ti * mr).min(p.m));
     let ra = (reader::<E>(p.a.dtype), scale_reader(&p.a));
     let rb = (reader::<E>(p.b.dtype), scale_reader(&p.b));
     let ri = p.init_reader::<E>();
     let tiles = p.nb * ti * tj;
     // The most rows and columns of a tile, whole panels.
-    let (mp, np) = (mc.min(p.m).div_ceil(mr), nc.min(p.n).div_ceil(nr));
+    let (mp, np) = (pm.div_ceil(ti), nc.min(p.n).div_ceil(nr));
     let kc_max = kc.min(p.k);
+    let slices = p.k.div_ceil(kc);
+    // The shared b: batch bi's slice at depth k0 (of kn depths) holds the
+    // panels of every column in order, those from column j0 (a tile's
+    // first) at `b_at(bi, k0, j0, kn)`.
+    let npad = p.n.div_ceil(nr) * nr;
+    let b_at = |bi: usize, k0: usize, j0: usize, kn: usize| (bi * p.k + k0) * npad + j0 * kn;
     // Each part takes the next tile not yet taken until none is left (a
     // thread that another process slows takes fewer), computing it in the
     // thread's scratch: the tile's sums, rows `ldc` apart (a vector more
     // than the tile's width, so that a microkernel's rows do not share the
-    // L1 cache's sets), then the packed a and b.
+    // L1 cache's sets), then the packed a and (unshared) b.
     let ldc_max = np * nr + nr;
     let (c_len, a_len) = (mp * mr * ldc_max, mp * mr * kc_max);
+    let b_len = if shared { 0 } else { np * nr * kc_max };
     let parts = tiles.min(pool::threads());
-    let next = AtomicUsize::new(0);
-    pool::run_parts(parts, |_| {
-        with_scratch(c_len + a_len + np * nr * kc_max, |scratch: &mut [E]| {
-            let (c, rest) = scratch.split_at_mut(c_len);
-            let (pa, pb) = rest.split_at_mut(a_len);
-            loop {
-                let t = next.fetch_add(1, Ordering::Relaxed);
-                if t >= tiles {
-                    break;
-                }
-                let (bi, rest) = (t / (ti * tj), t % (ti * tj));
-                let (i0, j0) = ((rest / tj) * mc, (rest % tj) * nc);
-                let (i1, j1) = ((i0 + mc).min(p.m), (j0 + nc).min(p.n));
-                let (mp, np) = ((i1 - i0).div_ceil(mr), (j1 - j0).div_ceil(nr));
-                let ldc = np * nr + nr;
-                let c = &mut c[..mp * mr * ldc];
-                c.fill(E::ZERO);
-                for i in i0..i1 {
-                    p.init_row(ri, bi, i, j0, &mut c[(i - i0) * ldc..][..j1 - j0]);
-                }
-                let mut k0 = 0;
-                while k0 < p.k {
-                    let kn = kc.min(p.k - k0);
-                    let (pa, pb) = (&mut pa[..mp * mr * kn], &mut pb[..np * nr * kn]);
-                    pack(&p.a, ra, p.acc, bi, (i0, i1), mr, k0, kn, pa);
-                    pack(&p.b, rb, p.acc, bi, (j0, j1), nr, k0, kn, pb);
-                    for jp in 0..np {
-                        for ip in 0..mp {
-                            // The sums of the next call's tile on their way
-                            // into the L1 cache while this one runs.
-                            let (ni, nj) = if ip + 1 < mp { (ip + 1, jp) } else { (0, jp + 1) };
-                            if nj < np {
-                                prefetch_rows(&c[ni * mr * ldc + nj * nr..], mr, ldc, nr);
+    let (next, next_chunk) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let done: Vec<AtomicUsize> = (0..if shared { p.nb * tj } else { 0 }).map(|_| AtomicUsize::new(0)).collect();
+    with_scratch(&SHARED, if shared { p.nb * p.k * npad } else { 0 }, |whole_b: &mut [E]| {
+        let whole_b = Packed(whole_b.as_mut_ptr());
+        // Packs chunk `ch` of the shared b: slice ch % slices of block
+        // (batch, column tile) ch / slices.
+        let pack_chunk = |ch: usize| {
+            let (blk, s) = (ch / slices, ch % slices);
+            let (bi, j0) = (blk / tj, (blk % tj) * nc);
+            let j1 = (j0 + nc).min(p.n);
+            let (k0, kn) = (s * kc, kc.min(p.k - s * kc));
+            // SAFETY: the chunk's panels lie in the buffer, of every
+            // batch's depths and columns, disjoint from every other
+            // chunk's; this part alone claimed it, and none reads it
+            // before it is marked done below.
+            let out = unsafe { std::slice::from_raw_parts_mut(whole_b.at(b_at(bi, k0, j0, kn)), (j1 - j0).div_ceil(nr) * nr * kn) };
+            pack(&p.b, rb, p.acc, bi, (j0, j1), nr, k0, kn, out);
+            done[blk].fetch_add(1, Ordering::Release);
+        };
+        pool::run_parts(parts, |_| {
+            with_scratch(&TILE, c_len + a_len + b_len, |scratch: &mut [E]| {
+                let (c, rest) = scratch.split_at_mut(c_len);
+                let (pa, pb) = rest.split_at_mut(a_len);
+                loop {
+                    let t = next.fetch_add(1, Ordering::Relaxed);
+                    if t >= tiles {
+                        break;
+                    }
+                    let (blk, ib) = (t / ti, t % ti);
+                    let (bi, j0) = (blk / tj, (blk % tj) * nc);
+                    let ((i0, i1), j1) = (rows_of(ib), (j0 + nc).min(p.n));
+                    let mut clock = lap_start();
+                    if shared {
+                        loop {
+                            let ch = next_chunk.load(Ordering::Relaxed);
+                            if ch >= (blk + 1) * slices {
+                                break;
                             }
-                            // SAFETY: the panels hold kn depths of mr and
-                            // nr values; the tile lies in `c`, this part's
-                            // own; `E::micro` gave a kernel of this CPU's
-                            // instructions.
-                            unsafe { (mk.run)(kn, pa.as_ptr().add(ip * mr * kn), pb.as_ptr().add(jp * nr * kn), c.as_mut_ptr().add(ip * mr * ldc + jp * nr), ldc) };
+                            if next_chunk.compare_exchange(ch, ch + 1, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+                                pack_chunk(ch);
+                            }
+                        }
+                        let mut spins = 0u32;
+                        while done[blk].load(Ordering::Acquire) < slices {
+                            spins += 1;
+                            if spins.is_multiple_of(64) {
+                                std::thread::yield_now();
+                            } else {
+                                std::hint::spin_loop();
+                            }
                         }
                     }
-                    k0 += kn;
+                    let (mp, np) = ((i1 - i0).div_ceil(mr), (j1 - j0).div_ceil(nr));
+                    let ldc = np * nr + nr;
+                    let c = &mut c[..mp * mr * ldc];
+                    lap(2, &mut clock);
+                    c.fill(E::ZERO);
+                    for i in i0..i1 {
+                        p.init_row(ri, bi, i, j0, &mut c[(i - i0) * ldc..][..j1 - j0]);
+                    }
+                    let mut k0 = 0;
+                    lap(0, &mut clock);
+                    while k0 < p.k {
+                        let kn = kc.min(p.k - k0);
+                        let pa = &mut pa[..mp * mr * kn];
+                        pack(&p.a, ra, p.acc, bi, (i0, i1), mr, k0, kn, pa);
+                        lap(1, &mut clock);
+                        let pb: &[E] = if shared {
+                            // SAFETY: the block's chunks are all marked
+                            // done (above), and none is written again
+                            // during the call.
+                            unsafe { std::slice::from_raw_parts(whole_b.at(b_at(bi, k0, j0, kn)), np * nr * kn) }
+                        } else {
+                            let pb = &mut pb[..np * nr * kn];
+                            pack(&p.b, rb, p.acc, bi, (j0, j1), nr, k0, kn, pb);
+                            pb
+                        };
+                        lap(2, &mut clock);
+                        for jp in 0..np {
+                            for ip in 0..mp {
+                                // The sums of the next call's tile on their way
+                                // into the L1 cache while this one runs.
+                                let (ni, nj) = if ip + 1 < mp { (ip + 1, jp) } else { (0, jp + 1) };
+                                if nj < np {
+                                    prefetch_rows(&c[ni * mr * ldc + nj * nr..], mr, ldc, nr);
+                                }
+                                // SAFETY: the panels hold kn depths of mr and
+                                // nr values; the tile lies in `c`, this part's
+                                // own; `E::micro` gave a kernel of this CPU's
+                                // instructions.
+                                unsafe { (mk.run)(kn, pa.as_ptr().add(ip * mr * kn), pb.as_ptr().add(jp * nr * kn), c.as_mut_ptr().add(ip * mr * ldc + jp * nr), ldc) };
+                            }
+                        }
+                        k0 += kn;
+                        lap(3, &mut clock);
+                    }
+                    for i in i0..i1 {
+                        sink.put(bi, i, j0, &c[(i - i0) * ldc..][..j1 - j0]);
+                    }
+                    lap(4, &mut clock);
                 }
-                for i in i0..i1 {
-                    sink.put(bi, i, j0, &c[(i - i0) * ldc..][..j1 - j0]);
-                }
-            }
+            })
         })
     });
+}
+
+/// Asks the CPU to bring the `len` values from `x` into the L1 cache; a
+/// hint that changes no value.
+#[inline(always)]
+fn prefetch_run<E>(x: *const E, len: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let bytes = len * std::mem::size_of::<E>();
+        for b in (0..bytes).step_by(64) {
+            // SAFETY: a prefetch reads nothing the program sees and never
+            // faults, whatever the address.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(x.cast::<i8>().wrapping_add(b)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (x, len);
 }
 
 /// Asks the CPU to bring `rows` rows of `w` values of `c`, `ld` apart,
@@ -263,21 +419,58 @@ fn prefetch_rows<E>(c: &[E], rows: usize, ld: usize, w: usize) {
     let _ = (c, rows, ld, w);
 }
 
-/// Runs `f` on `len` values of scratch of this thread's, kept from one
-/// call to the next (up to 64 MiB) so that a call neither allocates nor
-/// clears it again; its values are unspecified.
-fn with_scratch<E: Elem, R>(len: usize, f: impl FnOnce(&mut [E]) -> R) -> R {
-    thread_local! {
-        static SCRATCH: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
-    }
-    let kept = SCRATCH.with(|s| s.borrow_mut().take()).and_then(|b| b.downcast::<Vec<E>>().ok());
+/// A thread's scratch, kept from one call to the next.
+type Slot = std::thread::LocalKey<RefCell<Option<Box<dyn Any>>>>;
+
+thread_local! {
+    /// A part's scratch: a tile's sums and packed panels.
+    static TILE: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
+    /// The calling thread's scratch: the shared packed b.
+    static SHARED: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on `len` values of this thread's scratch in `slot`, kept from
+/// one call to the next (up to 64 MiB) so that a call neither allocates
+/// nor clears it again; its values are unspecified.
+fn with_scratch<E: Elem, R>(slot: &'static Slot, len: usize, f: impl FnOnce(&mut [E]) -> R) -> R {
+    let kept = slot.with(|s| s.borrow_mut().take()).and_then(|b| b.downcast::<Vec<E>>().ok());
     let mut v = kept.map_or_else(Vec::new, |b| *b);
     if v.len() < len {
         v.resize(len, E::ZERO);
     }
     let r = f(&mut v[..len]);
     if v.len() * std::mem::size_of::<E>() <= 64 << 20 {
-        SCRATCH.with(|s| *s.borrow_mut() = Some(Box::new(v)));
+        slot.with(|s| *s.borrow_mut() = Some(Box::new(v)));
     }
     r
 }
+
+/// Nanoseconds of wall clock spent in each phase of the tiles, summed over
+/// the parts: init (the sums' scratch cleared and init read), packing a,
+/// packing b (or packing chunks of the shared b and waiting for the rest),
+/// the microkernels, and putting the results; read by `cpu_speed`.
+#[cfg(test)]
+pub(crate) static PHASES: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
+/// A clock for [`lap`].
+#[cfg(test)]
+fn lap_start() -> std::time::Instant {
+    std::time::Instant::now()
+}
+/// Adds the time since `t` to phase `i` and restarts `t`.
+#[cfg(test)]
+fn lap(i: usize, t: &mut std::time::Instant) {
+    let now = std::time::Instant::now();
+    PHASES[i].fetch_add((now - *t).as_nanos() as u64, Ordering::Relaxed);
+    *t = now;
+}
+/// No clock outside the timing tests.
+#[cfg(not(test))]
+struct NoClock;
+#[cfg(not(test))]
+#[inline(always)]
+fn lap_start() -> NoClock {
+    NoClock
+}
+#[cfg(not(test))]
+#[inline(always)]
+fn lap(_: usize, _: &mut NoClock) {}

@@ -1203,7 +1203,10 @@ fn cpu_speed() {
     pool::set_threads(1).unwrap();
     for (name, c, acc, flops) in speed_cases().into_iter().filter(|(name, ..)| name.contains(&only)) {
         let (a, b, d) = operands(&c);
-        let reps = (8e9 / flops).clamp(5.0, 400.0) as usize;
+        let reps = std::env::var("CONTRACT_REPS").map_or((8e9 / flops).clamp(5.0, 400.0) as usize, |r| r.parse().unwrap());
+        for ph in &crate::contract::chain::PHASES {
+            ph.store(0, std::sync::atomic::Ordering::Relaxed);
+        }
         let best = (0..reps)
             .map(|_| {
                 let t = crate::core::cpu_clock::thread_cpu_s();
@@ -1212,5 +1215,7 @@ fn cpu_speed() {
             })
             .fold(f64::INFINITY, f64::min);
         println!("{name:<28} 1 thr cpu: best {:9.3} ms {:7.1} GFLOP/s", best * 1e3, flops / best / 1e9);
+        let ph: Vec<f64> = crate::contract::chain::PHASES.iter().map(|p| p.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1e6 / reps as f64).collect();
+        println!("   phases ms/call: init {:.3} pack a {:.3} pack b {:.3} kernel {:.3} put {:.3}", ph[0], ph[1], ph[2], ph[3], ph[4]);
     }
 }
