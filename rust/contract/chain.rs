@@ -21,42 +21,6 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 #[cfg(test)]
 use std::sync::atomic::AtomicU64;
-use std::sync::OnceLock;
-
-/// Data cache sizes in bytes: L1, L2 and L3 of core 0.
-#[derive(Clone, Copy, Debug)]
-pub struct Caches {
-    pub l1: usize,
-    pub l2: usize,
-    pub l3: usize,
-}
-
-/// The caches Linux reports for cpu0 (32 KiB, 1 MiB and 8 MiB where it
-/// reports none).
-pub fn caches() -> Caches {
-    static C: OnceLock<Caches> = OnceLock::new();
-    *C.get_or_init(|| {
-        let mut c = Caches { l1: 32 << 10, l2: 1 << 20, l3: 8 << 20 };
-        for i in 0..8 {
-            let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
-            let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).ok();
-            let (Some(level), Some(kind), Some(size)) = (read("level"), read("type"), read("size")) else { continue };
-            let size = size.trim();
-            let bytes = match size.strip_suffix('K') {
-                Some(k) => k.parse::<usize>().ok().map(|k| k << 10),
-                None => size.strip_suffix('M').and_then(|m| m.parse::<usize>().ok()).map(|m| m << 20),
-            };
-            let Some(bytes) = bytes.filter(|&b| b >= 4096) else { continue };
-            match (level.trim(), kind.trim()) {
-                ("1", "Data" | "Unified") => c.l1 = bytes,
-                ("2", "Data" | "Unified") => c.l2 = bytes,
-                ("3", "Data" | "Unified") => c.l3 = bytes,
-                _ => {}
-            }
-        }
-        c
-    })
-}
 
 /// How a contraction is cut: `kc` depths a slice, the rows cut into `ti`
 /// tiles of whole panels, the columns into tiles of `nc`, and whether
@@ -81,7 +45,7 @@ struct Blocking {
 /// none waits long on the last. Unshared, tiles are halved while they are
 /// fewer than twice the threads, down to 8 panels a side.
 fn blocking<E: Elem>(mk: Micro<E>, nb: usize, m: usize, n: usize, k: usize, threads: usize) -> Blocking {
-    let c = caches();
+    let c = crate::core::caches::sizes();
     let size = std::mem::size_of::<E>();
     let (mr, nr) = (mk.mr, mk.nr);
     let kc = (c.l1 / 2 / (nr * size)).clamp(32, 1024).min(k.max(1));

@@ -31,6 +31,24 @@ pub fn reported() -> Caches {
     })
 }
 
+/// Cache sizes to block work by, each level's reported size or, where the
+/// machine reports none, a common one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sizes {
+    /// The first-level data cache; 32 KiB where unreported.
+    pub l1: usize,
+    /// The second-level cache; 1 MiB where unreported.
+    pub l2: usize,
+    /// The largest cache; 8 MiB where unreported.
+    pub l3: usize,
+}
+
+/// The sizes kernels block their work by ([`Sizes`]).
+pub fn sizes() -> Sizes {
+    let c = reported();
+    Sizes { l1: c.l1.unwrap_or(32 << 10), l2: c.l2.unwrap_or(1 << 20), l3: c.largest.unwrap_or(8 << 20) }
+}
+
 /// Bytes of the largest cache the machine reports; 32 MiB where it reports
 /// none.
 pub fn largest() -> usize {
@@ -103,5 +121,7 @@ mod tests {
             assert!(l1 >= 4096 && largest >= l1, "{c:?}");
         }
         assert!(largest() >= 4096);
+        let s = sizes();
+        assert!(s.l1 <= s.l2 && s.l2 <= s.l3, "{s:?}");
     }
 }

@@ -468,7 +468,7 @@ impl<T: Real> Ends<T> {
 /// and as many as fill half the L1 cache with the passes' four buffers,
 /// or all of `lanes`. The bits do not depend on it.
 fn chunk_of<T>(n: usize, lanes: usize) -> usize {
-    let fit = crate::contract::chain::caches().l1 / 2 / (4 * n * std::mem::size_of::<T>());
+    let fit = crate::core::caches::sizes().l1 / 2 / (4 * n * std::mem::size_of::<T>());
     let c = (fit / 16 * 16).max(16);
     if c >= lanes {
         lanes
@@ -629,7 +629,7 @@ impl<T: Real> Bluestein<T> {
 /// one) and at most [`MAX_CHUNK`]. The bits do not depend on it.
 fn chunk_lanes<T>(n: usize, lanes: usize) -> usize {
     let point = 2 * std::mem::size_of::<T>();
-    let fit = crate::contract::chain::caches().l2 / 2 / (2 * n * point);
+    let fit = crate::core::caches::sizes().l2 / 2 / (2 * n * point);
     fit.clamp(64 / point, MAX_CHUNK).min(lanes)
 }
 

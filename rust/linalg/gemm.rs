@@ -18,7 +18,7 @@
 //! L2, both from the caches the machine reports ([`caches`]). Threads take
 //! whole panels of rows, so that every output element is computed by one.
 
-use crate::contract::chain::caches;
+use crate::core::caches::sizes as caches;
 use crate::contract::elem::Micro;
 use crate::core::{isa, pool};
 use crate::linalg::scalar::Scalar;

@@ -20,7 +20,7 @@
 //! rows less their products with it by a packed product ([`gemm`]), then
 //! the second half solved.
 
-use crate::contract::chain::caches;
+use crate::core::caches::sizes as caches;
 use crate::core::{isa, pool};
 use crate::linalg::gemm::{self, Coef};
 use crate::linalg::scalar::Scalar;

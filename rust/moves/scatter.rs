@@ -498,7 +498,7 @@ impl Call for Scatter {
             }
             Strategy::ByTarget if self.combine == Combine::Add && !self.unique && self.dst.layout.dtype.is_narrow_float() => {
                 let f = Narrow::of(self.dst.layout.dtype).expect("a narrow float");
-                let l2 = crate::contract::chain::caches().l2;
+                let l2 = crate::core::caches::sizes().l2;
                 self.slices(0, slices, |s| match f.bits() {
                     4 => narrow_add_by_blocks(&Narrowed::<Packed<4>>::new(f), &self, s, l2),
                     8 => narrow_add_by_blocks(&Narrowed::<u8>::new(f), &self, s, l2),
