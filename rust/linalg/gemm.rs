@@ -95,6 +95,40 @@ pub fn pack<T: Scalar>(f: Coef<T>, kn: usize, n: usize) -> Packed<T> {
     Packed { mk, kc, kn, n, data }
 }
 
+/// Runs `mk` over `d` depths of `panel` (its `mr` values a depth) and `a`
+/// (its `nr` a depth) into the tile of C at `at`, columns `ld` apart, of
+/// which `rows` rows and `cols` columns lie in C: in place where the tile
+/// is whole, else through `tile` (`mr * nr` values), its part in C copied
+/// in and back.
+///
+/// # Safety
+/// The `rows` x `cols` elements from `at` lie in C and this thread alone
+/// accesses them; `panel` and `a` hold `d` depths; `mk` is a kernel of this
+/// CPU's instructions (`T::micro` gives only those).
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn run_tile<T: Copy>(mk: Micro<T>, d: usize, panel: &[T], a: &[T], at: *mut T, ld: usize, rows: usize, cols: usize, tile: &mut [T]) {
+    let nr = mk.nr;
+    debug_assert!(panel.len() >= d * mk.mr && a.len() >= d * nr && tile.len() >= mk.mr * nr);
+    // SAFETY: as this function's contract; the tile holds mr rows of nr.
+    unsafe {
+        if rows == nr && cols == mk.mr {
+            (mk.run)(d, panel.as_ptr(), a.as_ptr(), at, ld);
+            return;
+        }
+        for r in 0..cols {
+            for j in 0..rows {
+                tile[r * nr + j] = *at.add(r * ld + j);
+            }
+        }
+        (mk.run)(d, panel.as_ptr(), a.as_ptr(), tile.as_mut_ptr(), nr);
+        for r in 0..cols {
+            for j in 0..rows {
+                *at.add(r * ld + j) = tile[r * nr + j];
+            }
+        }
+    }
+}
+
 /// `C(i, c) -= Σ_k A(i, k) F(k, c)` for `i < m`, `c < n`, `k < kn` (F's
 /// extents, `f` its packed form), C at `c[i + c ldc]` and A at
 /// `a[i + k lda]`, each product fused in increasing k. Splits its rows over
@@ -147,24 +181,7 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
                         // are this part's alone; the panels hold kk depths
                         // of mr and nr values; `T::micro` gave a kernel of
                         // this CPU's instructions.
-                        unsafe {
-                            let at = out.0.add(i0 + p * mr * ldc);
-                            if rows == nr && cols == mr {
-                                (mk.run)(kk, panel.as_ptr(), ap.as_ptr(), at, ldc);
-                            } else {
-                                for r in 0..cols {
-                                    for j in 0..rows {
-                                        tile[r * nr + j] = *at.add(r * ldc + j);
-                                    }
-                                }
-                                (mk.run)(kk, panel.as_ptr(), ap.as_ptr(), tile.as_mut_ptr(), nr);
-                                for r in 0..cols {
-                                    for j in 0..rows {
-                                        *at.add(r * ldc + j) = tile[r * nr + j];
-                                    }
-                                }
-                            }
-                        }
+                        unsafe { run_tile(mk, kk, panel, &ap, out.0.add(i0 + p * mr * ldc), ldc, rows, cols, &mut tile) }
                     }
                 }
             }

@@ -150,24 +150,7 @@ fn chunk<T: Scalar>(rows: &Rows<T>, t: &[T], ldt: usize, x: &mut [T], ldx: usize
                 // p mr..p mr + cols lie in x (checked on entry) and are this
                 // chunk's alone; the panels hold d depths of mr and nr
                 // values; `T::micro` gave a kernel of this CPU's instructions.
-                unsafe {
-                    let at = x.as_mut_ptr().add(i0 + p * mr * ldx);
-                    if h == nr && cols == mr {
-                        (mk.run)(d, panel.as_ptr(), a.as_ptr(), at, ldx);
-                    } else {
-                        for r in 0..cols {
-                            for j in 0..h {
-                                tile[r * nr + j] = *at.add(r * ldx + j);
-                            }
-                        }
-                        (mk.run)(d, panel.as_ptr(), a.as_ptr(), tile.as_mut_ptr(), nr);
-                        for r in 0..cols {
-                            for j in 0..h {
-                                *at.add(r * ldx + j) = tile[r * nr + j];
-                            }
-                        }
-                    }
-                }
+                unsafe { super::gemm::run_tile(mk, d, panel, a, x.as_mut_ptr().add(i0 + p * mr * ldx), ldx, h, cols, &mut tile) }
             }
         }
         // The diagonal block, substituted on its rows packed, mr columns
