@@ -152,7 +152,7 @@ fn scatter_narrow_add_memory() {
     // and on each thread 16 w + 136 KiB and the greater of 5/8 of L2 and
     // 5 t / 512 (this one only where m does not exceed t or 2^19).
     let cache = crate::core::caches::largest();
-    let l2 = crate::core::caches::reported().l2.unwrap_or(1 << 20);
+    let l2 = crate::core::caches::sizes().l2;
     println!("largest cache {cache} bytes, L2 {l2} bytes");
     println!("case | t | m | slices | threads | strategy | measured bytes | contract's bytes");
     let cases: [(&str, usize, usize, usize, usize); 5] = [
