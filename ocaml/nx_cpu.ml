@@ -3,15 +3,15 @@ external threads : unit -> int = "nx_cpu_threads"
 external set_threads_raw : int -> string = "nx_cpu_set_threads"
 external isa : unit -> string = "nx_cpu_isa"
 
-external reduction_raw : string -> bytes -> bytes -> bytes -> Nx_array.Buffer.t array -> int * string
+external reduction_raw : string -> bytes -> bytes -> bytes -> Nx_array.Buffer.t array -> Nx_array.answer
   = "nx_cpu_reduction"
 
-external map_raw : string -> bytes -> bytes -> int -> Nx_array.Buffer.t array -> int * string
+external map_raw : string -> bytes -> bytes -> int -> Nx_array.Buffer.t array -> Nx_array.answer
   = "nx_cpu_map"
 
-external moves_raw : bytes -> bytes -> Nx_array.Buffer.t array -> int * string = "nx_cpu_moves"
+external moves_raw : bytes -> bytes -> Nx_array.Buffer.t array -> Nx_array.answer = "nx_cpu_moves"
 
-external sort_raw : bytes -> int -> int -> Nx_array.Buffer.t array -> int * string = "nx_cpu_sort"
+external sort_raw : bytes -> int -> int -> Nx_array.Buffer.t array -> Nx_array.answer = "nx_cpu_sort"
 
 (* Before any Rust code, compiled for these instructions, can run. *)
 let () =
@@ -30,18 +30,17 @@ let set_threads n =
 (* Each view's words: dtype, buffer index, rank, offset, shape, strides;
    and the views' buffers, in order. Written in place: a call of few small
    operands spends most of its time outside its kernel. *)
-let views (arrays : Nx_array.any array) =
-  let n = Array.length arrays in
+let views_by n (get : int -> Nx_array.any) =
   let words = ref 0 in
   for i = 0 to n - 1 do
-    let (Nx_array.Any a) = arrays.(i) in
+    let (Nx_array.Any a) = get i in
     words := !words + 4 + (2 * Nx_array.rank a)
   done;
   let b = Bytes.create (8 * !words) in
   let put w x = Bytes.set_int64_le b (8 * w) (Int64.of_int x) in
   let w = ref 0 in
   for i = 0 to n - 1 do
-    let (Nx_array.Any a) = arrays.(i) in
+    let (Nx_array.Any a) = get i in
     let r = Nx_array.rank a and at = !w in
     put at (Nx_array.Dtype.code (Nx_array.dtype a));
     put (at + 1) i;
@@ -53,14 +52,20 @@ let views (arrays : Nx_array.any array) =
     done;
     w := at + 4 + (2 * r)
   done;
-  (b, Array.map (fun (Nx_array.Any a) -> Nx_array.buffer a) arrays)
+  (b, Array.init n (fun i -> let (Nx_array.Any a) = get i in Nx_array.buffer a))
+
+let views (arrays : Nx_array.any array) = views_by (Array.length arrays) (Array.get arrays)
 
 (* Each load's pad: 0, or 1, the befores' count and befores, the afters'
    count and afters, the windows' count, three words a window (0 0 0 for
    none), the fill's bits. Plain loads alone: a zero word each. *)
+(* Plain loads' pads, by their count: never written, so shared by calls. *)
+let plain_pads = Array.init (Nx_array.max_operands + 1) (fun n -> Bytes.make (8 * n) '\000')
+
 let pads loads =
+  let n = Iarray.length loads in
   if Iarray.for_all (function Nx_kernel.Plain _ -> true | Nx_kernel.Padded _ -> false) loads then
-    Bytes.make (8 * Iarray.length loads) '\000'
+    if n <= Nx_array.max_operands then plain_pads.(n) else Bytes.make (8 * n) '\000'
   else begin
     let b = Buffer.create 64 in
     let int i = Buffer.add_int64_le b (Int64.of_int i) in
@@ -86,21 +91,16 @@ let pads loads =
 
 let operand = function Nx_kernel.Plain a | Nx_kernel.Padded (_, a) -> a
 
-(* The arrays of a call: [first], then the loads' operands. *)
-let arrays first loads =
-  let n = Array.length first in
-  Array.init (n + Iarray.length loads) (fun i -> if i < n then first.(i) else operand (Iarray.get loads (i - n)))
-
-let answer = function
-  | 0, _ -> Nx_array.Done
-  | 1, why -> Nx_array.Declined why
-  | _, why -> Nx_array.Refused why
+(* The views of a call's arrays: [first]'s, then the loads' operands. *)
+let call_views first loads =
+  let n = Iarray.length first in
+  views_by (n + Iarray.length loads) (fun i -> if i < n then Iarray.get first i else operand (Iarray.get loads (i - n)))
 
 (* The kernels check every call in full (Nx_kernel.map_refusal's rules and
    the layouts against their buffers) before any write. *)
 let map p ~dsts loads =
-  let words, buffers = views (arrays (Iarray.to_array dsts) loads) in
-  answer (map_raw (Nx_kernel.Prog.words p) words (pads loads) (Iarray.length dsts) buffers)
+  let words, buffers = call_views dsts loads in
+  (map_raw (Nx_kernel.Prog.words p) words (pads loads) (Iarray.length dsts) buffers)
 
 (* A reduction's code, as the kernels read it. *)
 let reduction_code : Nx_kernel.reduction -> int = function
@@ -114,8 +114,8 @@ let words ints =
   Buffer.to_bytes b
 
 let reduction p ~call ~first loads =
-  let view_words, buffers = views (arrays (Array.of_list first) loads) in
-  answer (reduction_raw (Nx_kernel.Prog.words p) view_words (pads loads) (words call) buffers)
+  let view_words, buffers = call_views (Iarray.of_list first) loads in
+  (reduction_raw (Nx_kernel.Prog.words p) view_words (pads loads) (words call) buffers)
 
 let reduce p ~shape ~axes rs ~dsts loads =
   match Nx_kernel.reduce_refusal p ~shape ~axes rs ~dsts loads with
@@ -131,8 +131,8 @@ let reduce p ~shape ~axes rs ~dsts loads =
       Iarray.iteri (fun i x -> put (3 + n + i) x) axes;
       put (3 + n + m) q;
       Iarray.iteri (fun i (r, k) -> put (4 + n + m + (2 * i)) (reduction_code r); put (5 + n + m + (2 * i)) k) rs;
-      let view_words, buffers = views (arrays (Iarray.to_array dsts) loads) in
-      answer (reduction_raw (Nx_kernel.Prog.words p) view_words (pads loads) b buffers)
+      let view_words, buffers = call_views dsts loads in
+      (reduction_raw (Nx_kernel.Prog.words p) view_words (pads loads) b buffers)
 
 let scan ?carry p ~axis (r, k) ~dsts loads =
   match Nx_kernel.scan_refusal ?carry p ~axis (r, k) ~dsts loads with
@@ -146,11 +146,11 @@ let scan ?carry p ~axis (r, k) ~dsts loads =
 (* Fourier transforms: the call's words (the kind, 0 a Forward c2c, 1 an
    Inverse c2c, 2 r2c, 3 c2r; the axes' count and axes), then dst's and x's
    views. The kernel checks every call in full before any write. *)
-external fft_raw : bytes -> bytes -> Nx_array.Buffer.t array -> int * string = "nx_cpu_fft"
+external fft_raw : bytes -> bytes -> Nx_array.Buffer.t array -> Nx_array.answer = "nx_cpu_fft"
 
 let fft kind ~axes dst x =
   let view_words, buffers = views [| dst; x |] in
-  answer (fft_raw (words ((kind :: Iarray.length axes :: Iarray.to_list axes))) view_words buffers)
+  (fft_raw (words ((kind :: Iarray.length axes :: Iarray.to_list axes))) view_words buffers)
 
 let c2c d ~axes ~dst x =
   fft (match d with Nx_kernel.Forward -> 0 | Nx_kernel.Inverse -> 1) ~axes (Nx_array.Any dst) (Nx_array.Any x)
@@ -158,7 +158,7 @@ let c2c d ~axes ~dst x =
 let r2c ~axes ~dst x = fft 2 ~axes (Nx_array.Any dst) (Nx_array.Any x)
 let c2r ~axes ~dst x = fft 3 ~axes (Nx_array.Any dst) (Nx_array.Any x)
 
-external contract_raw : bytes -> bytes -> Nx_array.Buffer.t array -> int * string = "nx_cpu_contract"
+external contract_raw : bytes -> bytes -> Nx_array.Buffer.t array -> Nx_array.answer = "nx_cpu_contract"
 
 (* A contraction's words: each pairs' count and pairs, the acc's code,
    whether init is given, each operand's scale (0, or 1 for values or 2
@@ -187,7 +187,7 @@ let contract ~batch ~contracting ~segments ~acc ~dst ~init (a : Nx_kernel.operan
       let call = pairs batch @ pairs contracting @ [ Nx_array.Dtype.code acc; Bool.to_int (init <> None) ] @ wa @ wb @ ws in
       let arrays = (Nx_array.Any dst :: Option.to_list init) @ [ a.array; b.array ] @ sa @ sb @ ids in
       let view_words, buffers = views (Array.of_list arrays) in
-      answer (contract_raw (words call) view_words buffers)
+      (contract_raw (words call) view_words buffers)
 
 (* The moves: one external, the call's first word naming the kernel (0
    gather, 1 scatter, 2 assemble, 3 gather_ranges, 4 fold), then [call]'s
@@ -197,7 +197,7 @@ let moves ?(tail = Bytes.empty) ~call arrays =
   List.iter (Buffer.add_int64_le b) call;
   Buffer.add_bytes b tail;
   let view_words, buffers = views arrays in
-  answer (moves_raw (Buffer.to_bytes b) view_words buffers)
+  (moves_raw (Buffer.to_bytes b) view_words buffers)
 
 let refused kernel = function Some why -> Some (Nx_array.Refused ("nx.cpu " ^ kernel ^ ": " ^ why)) | None -> None
 
@@ -247,13 +247,13 @@ let fold p ~dst x =
    refused there. *)
 let sort ~axis ~descending ~values ~positions x =
   let words, buffers = views [| Nx_array.Any values; Nx_array.Any positions; Nx_array.Any x |] in
-  answer (sort_raw words axis (Bool.to_int descending) buffers)
+  (sort_raw words axis (Bool.to_int descending) buffers)
 
 (* Matrices: a routine's words (code, triangle, adjoint, unit_diagonal),
    the views of the destinations then the operands, the destinations'
    count. The refusal function checks first; the kernels check it all
    again, with overlaps, before any write. *)
-external linalg_raw : bytes -> bytes -> int -> Nx_array.Buffer.t array -> int * string = "nx_cpu_linalg"
+external linalg_raw : bytes -> bytes -> int -> Nx_array.Buffer.t array -> Nx_array.answer = "nx_cpu_linalg"
 
 let linalg ~name ~code ?(triangle = Nx_kernel.Lower) ?(adjoint = false) ?(unit_diagonal = false) refusal dsts operands =
   match refusal with
@@ -263,7 +263,7 @@ let linalg ~name ~code ?(triangle = Nx_kernel.Lower) ?(adjoint = false) ?(unit_d
         words [ code; (match triangle with Nx_kernel.Lower -> 0 | Upper -> 1); Bool.to_int adjoint; Bool.to_int unit_diagonal ]
       in
       let view_words, buffers = views (Array.of_list (dsts @ operands)) in
-      answer (linalg_raw call view_words (List.length dsts) buffers)
+      (linalg_raw call view_words (List.length dsts) buffers)
 
 let cholesky t ~dst a =
   linalg ~name:"cholesky" ~code:0 ~triangle:t (Nx_kernel.cholesky_refusal ~dst a) [ Nx_array.Any dst ] [ Nx_array.Any a ]
@@ -282,11 +282,11 @@ let qr ~q ~r a = linalg ~name:"qr" ~code:3 (Nx_kernel.qr_refusal ~q ~r a) [ Nx_a
    refusal function checks the shapes first; the kernel checks it all
    again, with dtypes and overlaps, before any write, and declines keys of
    2^40 - 1 rows or more. *)
-external unique_raw : bytes -> Nx_array.Buffer.t array -> int * string = "nx_cpu_unique"
+external unique_raw : bytes -> Nx_array.Buffer.t array -> Nx_array.answer = "nx_cpu_unique"
 
 let unique ~ids ~first ~counts ~count keys =
   match refused "unique" (Nx_kernel.unique_refusal ~ids ~first ~counts ~count keys) with
   | Some r -> r
   | None ->
       let view_words, buffers = views [| Nx_array.Any ids; Any first; Any counts; Any count; Any keys |] in
-      answer (unique_raw view_words buffers)
+      (unique_raw view_words buffers)

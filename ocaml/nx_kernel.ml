@@ -351,9 +351,15 @@ let loads_refusal p ~shape loads =
 let reduce_refusal p ~shape ~axes rs ~dsts loads =
   let shape = Iarray.to_array shape and axes = Iarray.to_array axes in
   let rank = Array.length shape in
-  let sorted = List.sort_uniq Int.compare (Array.to_list axes) in
-  if List.length sorted <> Array.length axes then Some "axes repeat an axis"
-  else if List.exists (fun a -> a < 0 || a >= rank) sorted then Some (Printf.sprintf "an axis outside a loop of rank %d" rank)
+  (* Pair by pair: a small call's few axes, without sorting a list. *)
+  let repeats = ref false and outside = ref false in
+  Array.iteri
+    (fun i a ->
+      if a < 0 || a >= rank then outside := true;
+      for j = 0 to i - 1 do if axes.(j) = a then repeats := true done)
+    axes;
+  if !repeats then Some "axes repeat an axis"
+  else if !outside then Some (Printf.sprintf "an axis outside a loop of rank %d" rank)
   else
     match reduction_refusal p (Iarray.to_array rs) ~dsts ~dst_shape:(Shape.reduce shape ~axes) with
     | Some why -> Some why

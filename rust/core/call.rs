@@ -7,6 +7,11 @@ use crate::core::door::Claim;
 pub trait Call {
     /// The memory the call reads and writes, for the door.
     fn claims(&self) -> Vec<Claim>;
+    /// `f` of the call's claims: of [`Call::claims`] unless the call lists
+    /// them without allocating, as a small call's plan does.
+    fn with_claims<R>(&self, f: impl FnOnce(&[Claim]) -> R) -> R {
+        f(&self.claims())
+    }
     /// An upper estimate of the call's work, in bytes of a plain copy.
     fn work(&self) -> usize;
     /// Runs the call. Its claims must be held.

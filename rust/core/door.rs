@@ -51,6 +51,26 @@ fn take(held: &mut Held, wanted: &[Claim]) -> Pass {
     Pass { id }
 }
 
+/// `f` of the claims `claims` lists, gathered on the stack where they are
+/// few (a small call's), so that listing them allocates nothing.
+pub fn gathered<R>(claims: impl Iterator<Item = Claim>, f: impl FnOnce(&[Claim]) -> R) -> R {
+    const FEW: usize = 16;
+    let mut few = [Claim { lo: 0, hi: 0, write: false }; FEW];
+    let (mut n, mut many) = (0, Vec::new());
+    for c in claims {
+        if n < FEW {
+            few[n] = c;
+            n += 1;
+        } else {
+            if many.is_empty() {
+                many.extend_from_slice(&few);
+            }
+            many.push(c);
+        }
+    }
+    if many.is_empty() { f(&few[..n]) } else { f(&many) }
+}
+
 /// Claims `wanted` if no other call's claims conflict with it now.
 pub fn try_enter(wanted: &[Claim]) -> Option<Pass> {
     let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
@@ -86,6 +106,14 @@ mod tests {
 
     fn r(lo: usize, hi: usize) -> Claim {
         Claim { lo, hi, write: false }
+    }
+
+    #[test]
+    fn gathered_lists_few_and_many_claims_in_order() {
+        for n in [0, 1, 16, 17, 40] {
+            let claims: Vec<Claim> = (0..n).map(|i| Claim { lo: i, hi: i + 1, write: i % 2 == 0 }).collect();
+            assert_eq!(gathered(claims.iter().copied(), <[Claim]>::to_vec), claims);
+        }
     }
     fn w(lo: usize, hi: usize) -> Claim {
         Claim { lo, hi, write: true }

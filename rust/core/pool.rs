@@ -76,23 +76,39 @@ fn pool() -> Result<Arc<rayon::ThreadPool>, String> {
     Ok(s.pool.clone().expect("the pool was just built"))
 }
 
-/// Runs `parts` independent parts of a job, `work(i)` for each `i`, over the
-/// pool's threads, or on the calling thread where one thread is set, the
-/// job has one part or the pool's threads cannot be started. Each part's
-/// effects must not depend on which thread runs it or in which order.
+/// Runs `parts` independent parts of a job, `work(i)` for each `i`: the
+/// calling thread and as many of the pool's threads as make up the thread
+/// count take parts in turn until none is left, so that the work starts at
+/// once, without waiting for a sleeping thread to wake. On the calling
+/// thread alone where one thread is set, the job has one part or the pool's
+/// threads cannot be started. Each part's effects must not depend on which
+/// thread runs it or in which order, and `work` may not use the pool itself
+/// (`rayon::join`, [`install`]): the calling thread is not one of its own.
 pub fn run_parts(parts: usize, work: impl Fn(usize) + Sync) {
-    if parts <= 1 {
+    let helpers = threads().min(parts).saturating_sub(1);
+    if helpers == 0 {
         return (0..parts).for_each(work);
     }
     match pool() {
-        Ok(p) if threads() > 1 => {
+        Ok(p) => {
+            use std::sync::atomic::{AtomicUsize, Ordering};
             let _job = job_lock().lock().unwrap_or_else(|e| e.into_inner());
-            p.install(|| {
-                use rayon::prelude::*;
-                (0..parts).into_par_iter().for_each(&work)
+            let next = AtomicUsize::new(0);
+            let take = || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= parts {
+                    break;
+                }
+                work(i)
+            };
+            p.in_place_scope(|s| {
+                for _ in 0..helpers {
+                    s.spawn(|_| take());
+                }
+                take()
             })
         }
-        _ => (0..parts).for_each(work),
+        Err(_) => (0..parts).for_each(work),
     }
 }
 

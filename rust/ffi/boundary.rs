@@ -6,7 +6,7 @@ use crate::core::answer::Answer;
 use crate::core::call::Call;
 use crate::core::door;
 use crate::core::layout::Memory;
-use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlInt, OCamlRuntime, ToOCaml};
+use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlRuntime, ToOCaml};
 use ocaml_sys::bigarray::Bigarray;
 
 extern "C" {
@@ -93,13 +93,21 @@ unsafe fn buffer_memory(arr: ocaml_sys::Value, i: usize) -> Result<Memory, Strin
 /// kernels' `max_operands` (`Nx_array.max_operands`).
 const FEW_BUFFERS: usize = 16;
 
-fn answer_to_ocaml<'a>(cr: &'a mut OCamlRuntime, a: Answer) -> OCaml<'a, (OCamlInt, String)> {
-    let (code, msg) = match a {
-        Answer::Done => (0i64, String::new()),
-        Answer::Declined(m) => (1, m),
-        Answer::Refused(m) => (2, m),
-    };
-    (code, msg).to_ocaml(cr)
+/// `Nx_array.answer` as OCaml holds it: `Done` an immediate, so that a
+/// call done allocates nothing on its way out; `Declined` and `Refused`
+/// blocks of tags 0 and 1 holding their message.
+pub enum OCamlAnswer {}
+
+ocaml_interop::impl_to_ocaml_variant! {
+    Answer => OCamlAnswer {
+        Answer::Done,
+        Answer::Declined(why: String),
+        Answer::Refused(why: String),
+    }
+}
+
+fn answer_to_ocaml(cr: &mut OCamlRuntime, a: Answer) -> OCaml<'_, OCamlAnswer> {
+    a.to_ocaml(cr)
 }
 
 /// Runs a planned call through the door: its claims taken at once (waiting,
@@ -148,14 +156,14 @@ unsafe fn rooted_execute<C: Call>(cr: &mut OCamlRuntime, kernel: &str, buffers: 
 
 /// A kernel's entry from OCaml: with `buffers` (an OCaml array of
 /// `Nx_array.Buffer.t` records) rooted for the call, plans it by `plan` from
-/// their memory, runs it through the door ([`execute`]) and answers (0, "") for
-/// Done, (1, why) for Declined, (2, why) for a refusal naming `kernel`.
+/// their memory, runs it through the door ([`execute`]) and answers as
+/// [`OCamlAnswer`], a refusal naming `kernel`.
 pub fn call<'a, C: Call>(
     cr: &'a mut OCamlRuntime,
     kernel: &str,
     rooted: BoxRoot<OCamlBytes>,
     plan: impl FnOnce(&[Memory]) -> Result<C, String>,
-) -> OCaml<'a, (OCamlInt, String)> {
+) -> OCaml<'a, OCamlAnswer> {
     // SAFETY: OCaml's types of every external that reaches here make
     // `buffers` an array of buffer records; the lock is held.
     let planned = unsafe { buffer_memories(rooted.get(cr).raw()) }.and_then(|mems| plan(&mems));
@@ -191,7 +199,7 @@ pub unsafe fn call_unrooted<'a, C: Call>(
     kernel: &str,
     buffers: ocaml_sys::Value,
     plan: impl FnOnce(&[Memory]) -> Result<C, String>,
-) -> OCaml<'a, (OCamlInt, String)> {
+) -> OCaml<'a, OCamlAnswer> {
     let n = ocaml_sys::wosize_val(buffers);
     let planned = if n <= FEW_BUFFERS {
         let mut few = [Memory { base: std::ptr::null_mut(), bytes: 0 }; FEW_BUFFERS];
@@ -205,7 +213,7 @@ pub unsafe fn call_unrooted<'a, C: Call>(
     };
     let answer = match planned {
         // SAFETY (both): no OCaml value has been allocated since entry.
-        Ok(plan) if plan.work() <= RELEASE_BYTES => match door::try_enter(&plan.claims()) {
+        Ok(plan) if plan.work() <= RELEASE_BYTES => match plan.with_claims(door::try_enter) {
             Some(pass) => run_through(kernel, plan, pass),
             None => unsafe { rooted_execute(cr, kernel, buffers, Ok(plan)) },
         },

@@ -1,11 +1,11 @@
 //! `Nx_cpu.contract`'s entry.
 
-use super::boundary::call;
+use super::boundary::{call, OCamlAnswer};
 use crate::contract::{plan, Operand, Pairs, Plan, Scale, ScaleKind, Segments};
 use crate::core::dtype::Dtype;
 use crate::core::layout::{Memory, View};
 use crate::ffi::wire::{views, words, Reader};
-use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlInt, OCamlRuntime};
+use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlRuntime};
 
 /// Decodes a contraction's words and views into its plan. The call's
 /// words: the batch pairs' count and pairs (axis of a, axis of b), the
@@ -68,15 +68,14 @@ pub fn decode(call_words: &[i64], view_words: &[i64], mems: &[Memory]) -> Result
 }
 
 /// `Nx_cpu.contract`: the call's words, the views' words and the buffers
-/// ([`decode`]). Answers (0, "") for Done, (1, why) for Declined, (2, why)
-/// for a refusal.
+/// ([`decode`]). Answers `Nx_array.answer`.
 #[ocaml_interop::export]
 pub fn nx_cpu_contract(
     cr: &mut OCamlRuntime,
     call_words: OCaml<OCamlBytes>,
     view_words: OCaml<OCamlBytes>,
     buffers: OCaml<OCamlBytes>,
-) -> OCaml<(OCamlInt, String)> {
+) -> OCaml<OCamlAnswer> {
     let (call_words, view_words) = (words(call_words.as_bytes()), words(view_words.as_bytes()));
     call(cr, "contract", BoxRoot::new(buffers), |mems| decode(&call_words?, &view_words?, mems))
 }

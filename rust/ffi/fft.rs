@@ -1,9 +1,9 @@
 //! `Nx_cpu.c2c`'s, `r2c`'s and `c2r`'s entry.
 
-use super::boundary::call;
+use super::boundary::{call, OCamlAnswer};
 use crate::ffi::wire::{views, words, Reader};
 use crate::fft::{self, Direction, Kind};
-use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlRuntime, OCamlInt};
+use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlRuntime};
 
 /// The transforms: the call's words (the kind, 0 a Forward c2c, 1 an
 /// Inverse c2c, 2 r2c, 3 c2r; the axes' count and axes), the views' words
@@ -14,7 +14,7 @@ pub fn nx_cpu_fft(
     call_words: OCaml<OCamlBytes>,
     view_words: OCaml<OCamlBytes>,
     buffers: OCaml<OCamlBytes>,
-) -> OCaml<(OCamlInt, String)> {
+) -> OCaml<OCamlAnswer> {
     let (call_words, view_words) = (words(call_words.as_bytes()), words(view_words.as_bytes()));
     let kind = match call_words.as_ref().ok().and_then(|w| w.first()) {
         Some(0) => Ok(Kind::C2c(Direction::Forward)),

@@ -1,7 +1,7 @@
 //! The matrix routines' entry: `Nx_cpu.cholesky`, `lu`, `solve_triangular`
 //! and `qr`.
 
-use super::boundary::call;
+use super::boundary::{call, OCamlAnswer};
 use crate::ffi::wire::{views, words, Reader};
 use crate::linalg::{self, Routine, Triangle};
 use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlInt, OCamlRuntime};
@@ -30,8 +30,7 @@ fn routine(w: &[i64]) -> Result<Routine, String> {
 
 /// A matrix routine: its words ([`routine`]), the views' words (the
 /// destinations, then the operands, in the order `linalg::Routine` lists
-/// them), the number of destinations and the buffers. Answers (0, "") for
-/// Done, (2, why) for a refusal.
+/// them), the number of destinations and the buffers. Answers `Nx_array.answer`.
 #[ocaml_interop::export]
 pub fn nx_cpu_linalg(
     cr: &mut OCamlRuntime,
@@ -39,7 +38,7 @@ pub fn nx_cpu_linalg(
     view_words: OCaml<OCamlBytes>,
     n_dsts: OCaml<OCamlInt>,
     buffers: OCaml<OCamlBytes>,
-) -> OCaml<(OCamlInt, String)> {
+) -> OCaml<OCamlAnswer> {
     let n_dsts: i64 = n_dsts.to_rust();
     let (call_words, view_words) = (words(call_words.as_bytes()), words(view_words.as_bytes()));
     let r = call_words.as_ref().ok().and_then(|w| routine(w).ok());

@@ -1,13 +1,12 @@
 //! `Nx_cpu.map`'s entry.
 
-use super::boundary::{call_unrooted, string_bytes};
+use super::boundary::{call_unrooted, string_bytes, OCamlAnswer};
 use crate::ffi::calls::plan_map;
 use ocaml_interop::{OCaml, OCamlBytes, OCamlInt, OCamlRuntime};
 
 /// `Nx_cpu.map`: a program's words, the views' words (destinations first),
 /// the loads' pads, the number of destinations and the buffers
-/// ([`plan_map`]). Answers (0, "") for Done, (1, why) for Declined, (2, why)
-/// for a refusal.
+/// ([`plan_map`]). Answers `Nx_array.answer`.
 #[ocaml_interop::export]
 pub fn nx_cpu_map(
     cr: &mut OCamlRuntime,
@@ -16,7 +15,7 @@ pub fn nx_cpu_map(
     pad_words: OCaml<OCamlBytes>,
     n_dsts: OCaml<OCamlInt>,
     buffers: OCaml<OCamlBytes>,
-) -> OCaml<(OCamlInt, String)> {
+) -> OCaml<OCamlAnswer> {
     let n_dsts: i64 = n_dsts.to_rust();
     // SAFETY: OCaml's types of the external make `buffers` an array of
     // buffer records and the others strings and bytes, all live on entry;

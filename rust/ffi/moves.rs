@@ -1,7 +1,7 @@
 //! The moves' entry: `Nx_cpu.gather`, `Nx_cpu.scatter`,
 //! `Nx_cpu.assemble`, `Nx_cpu.gather_ranges` and `Nx_cpu.fold`.
 
-use super::boundary::call;
+use super::boundary::{call, OCamlAnswer};
 use crate::core::call::Call;
 use crate::core::door::Claim;
 use crate::core::layout::View;
@@ -11,7 +11,7 @@ use crate::moves::fold::{self, Fold};
 use crate::moves::gather::{self, Gather};
 use crate::moves::gather_ranges::{self, GatherRanges};
 use crate::moves::scatter::{self, Combine, Scatter};
-use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlInt, OCamlRuntime};
+use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlRuntime};
 
 /// One of the moves, planned.
 enum Move {
@@ -140,15 +140,14 @@ fn plan(w: &[i64], all: Vec<View>) -> Result<Move, String> {
 /// are the destination and the pieces; 3 for a gather_ranges, whose views
 /// are the destination, the starts, the ends and the source; 4 and a pad's
 /// words as a padded load's (`wire::pads`) for a fold, whose views are the
-/// destination and the source. Answers (0, "") for Done, (2, why) for a
-/// refusal.
+/// destination and the source. Answers `Nx_array.answer`.
 #[ocaml_interop::export]
 pub fn nx_cpu_moves(
     cr: &mut OCamlRuntime,
     call_words: OCaml<OCamlBytes>,
     view_words: OCaml<OCamlBytes>,
     buffers: OCaml<OCamlBytes>,
-) -> OCaml<(OCamlInt, String)> {
+) -> OCaml<OCamlAnswer> {
     let (call_words, view_words) = (words(call_words.as_bytes()), words(view_words.as_bytes()));
     let kernel = name(call_words.as_ref().ok().and_then(|w| w.first().copied()));
     call(cr, kernel, BoxRoot::new(buffers), |mems| plan(&call_words?, views(&view_words?, mems)?))

@@ -1,8 +1,8 @@
 //! `Nx_cpu.reduce`'s and `Nx_cpu.scan`'s entry.
 
-use super::boundary::{call_unrooted, string_bytes};
+use super::boundary::{call_unrooted, string_bytes, OCamlAnswer};
 use crate::ffi::calls::{is_scan, plan_reduction};
-use ocaml_interop::{OCaml, OCamlBytes, OCamlInt, OCamlRuntime};
+use ocaml_interop::{OCaml, OCamlBytes, OCamlRuntime};
 
 /// `Nx_cpu.reduce` and `Nx_cpu.scan`: a program's words, the views' words
 /// (destinations, then a scan's carry if any, then the loads), the loads'
@@ -15,7 +15,7 @@ pub fn nx_cpu_reduction(
     pad_words: OCaml<OCamlBytes>,
     call_words: OCaml<OCamlBytes>,
     buffers: OCaml<OCamlBytes>,
-) -> OCaml<(OCamlInt, String)> {
+) -> OCaml<OCamlAnswer> {
     let kernel = if is_scan(call_words.as_bytes()) { "scan" } else { "reduce" };
     // SAFETY: OCaml's types of the external make `buffers` an array of
     // buffer records and the others strings and bytes, all live on entry;

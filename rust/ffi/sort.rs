@@ -1,13 +1,12 @@
 //! `Nx_cpu.sort`'s entry.
 
-use super::boundary::call;
+use super::boundary::{call, OCamlAnswer};
 use crate::ffi::wire::{views, words};
 use crate::sort;
 use ocaml_interop::{BoxRoot, OCaml, OCamlBytes, OCamlInt, OCamlRuntime};
 
 /// `Nx_cpu.sort`: the views' words (values, positions, then x), the axis,
-/// 1 for a descending sort (0 otherwise) and the buffers. Answers (0, "")
-/// for Done, (2, why) for a refusal.
+/// 1 for a descending sort (0 otherwise) and the buffers. Answers `Nx_array.answer`.
 #[ocaml_interop::export]
 pub fn nx_cpu_sort(
     cr: &mut OCamlRuntime,
@@ -15,7 +14,7 @@ pub fn nx_cpu_sort(
     axis: OCaml<OCamlInt>,
     descending: OCaml<OCamlInt>,
     buffers: OCaml<OCamlBytes>,
-) -> OCaml<(OCamlInt, String)> {
+) -> OCaml<OCamlAnswer> {
     let (axis, descending): (i64, i64) = (axis.to_rust(), descending.to_rust());
     let view_words = words(view_words.as_bytes());
     call(cr, "sort", BoxRoot::new(buffers), |mems| {

@@ -263,12 +263,35 @@ pub fn take(d: Dtype, n: usize) -> Col {
     spare.unwrap_or_else(|| Col::new(d, n))
 }
 
+/// The most emptied vectors of columns a thread keeps (see [`take_all`]).
+const SHELLS: usize = 8;
+
+thread_local! {
+    /// Vectors of columns that [`give_back`] emptied, for [`take_all`].
+    static SHELL: RefCell<Vec<Vec<Col>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A column of each of `dtypes` ([`take`]), of `n` values, in a vector that
+/// an earlier loop gave back where there is one: a short loop so allocates
+/// nothing after the first.
+pub fn take_all(dtypes: &[Dtype], n: usize) -> Vec<Col> {
+    let mut cols = SHELL.with_borrow_mut(Vec::pop).unwrap_or_default();
+    cols.extend(dtypes.iter().map(|&d| take(d, n)));
+    cols
+}
+
 /// Gives columns back for [`take`] to hand out again, keeping at most
-/// `SPARES` in all.
-pub fn give_back(cols: Vec<Col>) {
+/// `SPARES` in all, and their emptied vector for [`take_all`].
+pub fn give_back(mut cols: Vec<Col>) {
     SPARE.with_borrow_mut(|spare| {
         let room = SPARES.saturating_sub(spare.len());
-        spare.extend(cols.into_iter().take(room));
+        spare.extend(cols.drain(..).take(room));
+    });
+    cols.clear();
+    SHELL.with_borrow_mut(|shells| {
+        if shells.len() < SHELLS {
+            shells.push(cols);
+        }
     });
 }
 

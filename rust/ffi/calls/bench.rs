@@ -15,8 +15,7 @@ use crate::core::dtype::Dtype;
 /// What `ffi::boundary::execute` does for a short call: the claims taken,
 /// the plan run.
 fn execute<C: Call>(plan: C) {
-    let claims = plan.claims();
-    let pass = door::try_enter(&claims).expect("no other call holds claims");
+    let pass = plan.with_claims(door::try_enter).expect("no other call holds claims");
     plan.run().unwrap();
     drop(pass);
 }

@@ -278,6 +278,9 @@ impl<P: Keepable> Call for Box<Kept<P>> {
     fn claims(&self) -> Vec<Claim> {
         self.plan.claims()
     }
+    fn with_claims<R>(&self, f: impl FnOnce(&[Claim]) -> R) -> R {
+        self.plan.with_claims(f)
+    }
     fn work(&self) -> usize {
         self.plan.work()
     }

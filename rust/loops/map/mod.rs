@@ -18,7 +18,7 @@ use crate::loops::cast;
 use std::borrow::Cow;
 use crate::loops::column::{self, register_align, register_bytes, Col, ColMut, ColRef};
 use crate::core::call::Call;
-use crate::core::door::Claim;
+use crate::core::door::{self, Claim};
 use crate::core::dtype::Dtype;
 use crate::core::layout::{ranges_meet, same_dims, Layout, Memory, View};
 use crate::loops::memio;
@@ -426,7 +426,7 @@ impl Plan {
     /// Runs the plan: loads a destination overlaps and padded ones are read
     /// from copies made for the run. A loop over the plan's own loads is
     /// kept for the next run, which takes it where only memory has changed
-    /// ([`Loop::rebased`]) and the process's streaming choice has not.
+    /// ([`Loop::rebase`]) and the process's streaming choice has not.
     pub fn run_kept(&mut self) -> Result<(), String> {
         let size: usize = self.shape.iter().product();
         if size == 0 || self.dsts.is_empty() {
@@ -450,8 +450,15 @@ impl Plan {
             return Ok(());
         }
         let choice = streaming::choice();
-        let last = self.last.take().filter(|(_, c)| *c == choice).and_then(|(lp, _)| lp.rebased(self));
-        let lp = last.unwrap_or_else(|| Loop::new(self, &self.loads));
+        // The kept loop runs where it lies: a loop is too large to move
+        // about on every call of a small one.
+        if let Some((lp, c)) = &mut self.last {
+            if *c == choice && lp.rebase(self.dsts.iter().chain(&self.loads), &self.reached) {
+                lp.run(&self.prog);
+                return Ok(());
+            }
+        }
+        let lp = Loop::new(self, &self.loads);
         lp.run(&self.prog);
         self.last = Some((lp, choice));
         Ok(())
@@ -460,9 +467,13 @@ impl Plan {
 
 impl Call for Plan {
     fn claims(&self) -> Vec<Claim> {
+        self.with_claims(|c| c.to_vec())
+    }
+
+    fn with_claims<R>(&self, f: impl FnOnce(&[Claim]) -> R) -> R {
         let n = self.dsts.len();
         let claim = |(i, r): (usize, &Option<(usize, usize)>)| r.map(|(lo, hi)| Claim { lo, hi, write: i < n });
-        self.ranges.iter().enumerate().filter_map(claim).collect()
+        door::gathered(self.ranges.iter().enumerate().filter_map(claim), f)
     }
 
     fn work(&self) -> usize {
@@ -655,21 +666,23 @@ impl Loop {
         }
     }
 
-    /// This loop of plan `p` (over its own loads) over the memory `p`'s
-    /// views now have, where that changes no operand's being read or
-    /// written in place ([`Operand::in_place`]), on which the rest of the
-    /// loop depends; `None` otherwise.
-    fn rebased(mut self, p: &Plan) -> Option<Loop> {
-        for (op, v) in p.dsts.iter().chain(&p.loads).enumerate() {
+    /// Puts this loop of a plan (over its own loads) over the memory its
+    /// `views` (destinations, then loads) now have, `reached` telling which
+    /// destinations a load reaches; false where that changes an operand's
+    /// being read or written in place ([`Operand::in_place`]), on which the
+    /// rest of the loop depends: the loop is then not to run.
+    fn rebase<'v>(&mut self, views: impl Iterator<Item = &'v View>, reached: &[bool]) -> bool {
+        let n_dsts = self.n_dsts;
+        for (op, v) in views.enumerate() {
             let o = &mut self.ops.as_mut_slice()[op];
             let moved = Operand { mem: v.memory, ..*o };
-            let in_place = moved.can_be_in_place() && !(op < self.n_dsts && p.reached[op]);
+            let in_place = moved.can_be_in_place() && !(op < n_dsts && reached[op]);
             if in_place != o.in_place {
-                return None;
+                return false;
             }
             o.mem = v.memory;
         }
-        Some(self)
+        true
     }
 
     /// Runs the loop, measuring the process's [`Streaming`] choice first
@@ -796,7 +809,7 @@ impl Loop {
     fn run_items(&self, prog: &Prog, lo: usize, hi: usize, rows: usize, tiles: usize) {
         // Columns as long as the longest tile: a small loop allocates little.
         let width = self.tile.min(self.inner);
-        let mut cols: Vec<Col> = prog.dtypes.iter().map(|&d| column::take(d, width)).collect();
+        let mut cols = column::take_all(&prog.dtypes, width);
         for (i, node) in prog.nodes.iter().enumerate() {
             if let Node::Const(c) = node {
                 cols[i] = constant_column(c.dtype, c.lo, c.hi, width);

@@ -12,10 +12,10 @@
 //! operand itself.
 
 use crate::loops::cast;
-use crate::loops::column::{Col, C32, C64};
+use crate::loops::column::{self, C32, C64};
 use crate::loops::memio;
 use crate::core::call::Call;
-use crate::core::door::Claim;
+use crate::core::door::{self, Claim};
 use crate::core::dtype::{Dtype, Family};
 use crate::core::layout::{same_dims, Layout, Memory, View};
 use crate::loops::map::{self, Load};
@@ -317,9 +317,9 @@ fn materialize(p: &Plan, k: usize, d: Dtype, order: &[usize]) -> Result<Held, St
 
 /// Whether a view's axes, in `axes` order, step through memory as one run
 /// of consecutive elements aligned for `T`.
-fn contiguous_run<T>(v: &View, axes: &[usize]) -> bool {
+fn contiguous_run<T>(v: &View, axes: impl DoubleEndedIterator<Item = usize>) -> bool {
     let mut step = 1isize;
-    for &a in axes.iter().rev() {
+    for a in axes.rev() {
         if v.layout.shape[a] != 1 && v.layout.strides[a] != step {
             return false;
         }
@@ -590,7 +590,7 @@ fn terms_of<'a, T: Carried>(
             // (both checked before use); no destination overlaps them and
             // the door keeps other calls from writing them.
             let data = || unsafe { std::slice::from_raw_parts((v.memory.base as *const T).add(base), size) };
-            if aligned && contiguous_run::<T>(v, axes) {
+            if aligned && contiguous_run::<T>(v, axes.iter().copied()) {
                 return Ok(Terms::Runs { data: data(), starts: starts_of(v, &outer, base), len });
             }
             // A grid row narrower than a cache line reduces column by column
@@ -689,10 +689,12 @@ fn starts_of(v: &View, outer: &[usize], base: usize) -> Vec<usize> {
 
 /// Calls `f(o, slot)` for each output `o` and its slot, `width` values of
 /// `out` each, over the pool's threads where the work (`len` terms an
-/// output) is large; with one output, `f` may use the pool itself.
+/// output) is large: split among the outputs, or, where one output's work
+/// is large enough for the pool ([`parallel`]) and `f` may use the pool
+/// itself, output after output in the pool.
 fn per_output<T: Send>(out: &mut [T], width: usize, len: usize, f: impl Fn(usize, &mut [T]) + Sync) {
     let n = out.len() / width.max(1);
-    if n <= 1 || n * len < PARALLEL_MIN {
+    if n <= 1 || n * len < PARALLEL_MIN || parallel(len) {
         in_pool_if(parallel(n * len), || out.chunks_mut(width.max(1)).enumerate().for_each(|(o, slot)| f(o, slot)));
         return;
     }
@@ -716,20 +718,72 @@ fn per_output<T: Send>(out: &mut [T], width: usize, len: usize, f: impl Fn(usize
 fn store(held: &Held, dst: &View) -> Result<(), String> {
     let from = held.view.layout.dtype;
     if dst.layout.size() == 1 {
-        // One element (a whole reduction): the map's load, cast and store
-        // without the planning of a loop.
-        let to = dst.layout.dtype;
-        let (mut x, mut y) = (Col::new(from, 1), Col::new(to, 1));
         // SAFETY: element 0 of the held array lies in its checked layout.
-        unsafe { memio::load(held.view.memory, from, held.view.layout.offset as isize, 0, 1, &mut x.as_mut()) };
-        cast::cast(from, to, &x.as_ref(), &mut y.as_mut(), 1);
-        // SAFETY: the destination's one element, at its offset, lies in its
-        // checked layout; the call's claims keep other calls off it.
-        unsafe { memio::store(dst.memory, to, dst.layout.offset as isize, 0, 1, &y.as_ref()) };
+        unsafe { store_one(from, held.view.memory, held.view.layout.offset as isize, dst) };
         return Ok(());
     }
     let id = Prog::new(vec![from], vec![Node::Load(0), Node::Cast(dst.layout.dtype, 0)], vec![1])?;
     map::plan(id, vec![dst.clone()], vec![held.view.clone()])?.run()
+}
+
+/// Casts the one value of dtype `from` at element `at` of `mem` into the one
+/// element of `dst`: the map's load, cast and store without the planning
+/// of a loop, in columns this thread keeps.
+///
+/// # Safety
+/// Element `at` of `mem` holds a value of `from`.
+unsafe fn store_one(from: Dtype, mem: Memory, at: isize, dst: &View) {
+    let to = dst.layout.dtype;
+    let mut cols = column::take_all(&[from, to], 1);
+    let [x, y] = &mut cols[..] else { unreachable!("two columns taken") };
+    // SAFETY: as this function's contract.
+    unsafe { memio::load(mem, from, at, 0, 1, &mut x.as_mut()) };
+    cast::cast(from, to, &x.as_ref(), &mut y.as_mut(), 1);
+    // SAFETY: the destination's one element, at its offset, lies in its
+    // checked layout; the call's claims keep other calls off it.
+    unsafe { memio::store(dst.memory, to, dst.layout.offset as isize, 0, 1, &y.as_ref()) };
+    column::give_back(cols);
+}
+
+/// Casts `value` into the one element of `dst` ([`store_one`]).
+fn store_value<T: Carried>(value: T, dst: &View) {
+    let one = [value];
+    let mem = Memory { base: one.as_ptr() as *mut u8, bytes: std::mem::size_of::<T>() };
+    // SAFETY: `mem` is `one`, which holds a value of T's dtype at element 0.
+    unsafe { store_one(T::DTYPE, mem, 0, dst) }
+}
+
+/// Whether output `k`'s terms are one run of a direct operand (see
+/// [`direct_operand`], [`contiguous_run`]), every axis of the loop reduced.
+fn whole_run<T: Carried>(p: &Plan, k: usize) -> bool {
+    direct_operand(p, k).is_some_and(|v| contiguous_run::<T>(v, 0..p.shape.len()))
+}
+
+/// Output `k`'s whole reduction `r` (Monoid or Arg) of the terms of one run
+/// ([`whole_run`]), stored into the next destinations of `dsts`.
+fn reduce_whole<'a, T: Carried>(p: &Plan, r: Reduction, k: usize, dsts: &mut impl Iterator<Item = &'a View>) {
+    let v = direct_operand(p, k).expect("a whole run's operand");
+    let len = v.layout.size();
+    let terms: &[T] = if len == 0 {
+        &[]
+    } else {
+        // SAFETY: the run of `len` elements from the view's offset lies in
+        // its memory (`View::new` checked), of T's dtype, aligned for T
+        // (`whole_run`); no destination overlaps it and the door keeps
+        // other calls from writing it.
+        unsafe { std::slice::from_raw_parts((v.memory.base as *const T).add(v.layout.offset), len) }
+    };
+    let par = parallel(len);
+    let mut next = || dsts.next().expect("a destination for each output");
+    match r {
+        Reduction::Monoid(m) => store_value(in_pool_if(par, || T::monoid(m, terms, par)), next()),
+        Reduction::Arg(m) => {
+            let (value, position) = in_pool_if(par, || T::arg(m, terms, par));
+            store_value(value, next());
+            store_value(position, next());
+        }
+        _ => unreachable!("whole runs are Monoid or Arg reductions"),
+    }
 }
 
 fn reduce_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axes: &[usize], out_shape: &[usize]) -> Result<Vec<Held>, String> {
@@ -797,7 +851,7 @@ fn in_place_destination<T: Carried>(p: &Plan, r: Reduction, order: &[usize]) -> 
     };
     let touches = p.loads.iter().map(Load::view).chain(carry).any(|v| v.overlaps(&d));
     let single = matches!(r, Reduction::Monoid(_) | Reduction::Logsumexp);
-    if !single || touches || d.layout.dtype != T::DTYPE || !contiguous_run::<T>(&d, &all) {
+    if !single || touches || d.layout.dtype != T::DTYPE || !contiguous_run::<T>(&d, all.iter().copied()) {
         return None;
     }
     let mut v = d;
@@ -875,17 +929,17 @@ fn store_into(src: &View, h: &Held) -> Result<(), String> {
 
 impl Call for Plan {
     fn claims(&self) -> Vec<Claim> {
+        self.with_claims(|c| c.to_vec())
+    }
+
+    fn with_claims<R>(&self, f: impl FnOnce(&[Claim]) -> R) -> R {
         let range = |v: &View, write| v.byte_range().map(|(lo, hi)| Claim { lo, hi, write });
         let carry = match &self.kind {
             Kind::Scan { carry: Some(c), .. } => range(c, false),
             _ => None,
         };
-        self.loads
-            .iter()
-            .filter_map(|l| range(l.view(), false))
-            .chain(carry)
-            .chain(self.dsts.iter().filter_map(|v| range(v, true)))
-            .collect()
+        let reads = self.loads.iter().filter_map(|l| range(l.view(), false)).chain(carry);
+        door::gathered(reads.chain(self.dsts.iter().filter_map(|v| range(v, true))), f)
     }
 
     fn work(&self) -> usize {
@@ -924,6 +978,20 @@ impl Plan {
         let p = self;
         let results: Vec<(Held, &View)> = match &self.kind {
             Kind::Reduce { axes, rs } => {
+                // A whole reduction of runs, the usual small call, holds
+                // nothing: its results go straight into its destinations.
+                let whole = axes.len() == self.shape.len()
+                    && rs.iter().all(|&(r, k)| {
+                        matches!(r, Reduction::Monoid(_) | Reduction::Arg(_))
+                            && with_carrier!(carrier(self.prog.output_dtype(k)), whole_run(p, k))
+                    });
+                if whole {
+                    let mut dsts = self.dsts.iter();
+                    for &(r, k) in rs {
+                        with_carrier!(carrier(self.prog.output_dtype(k)), reduce_whole(p, r, k, &mut dsts));
+                    }
+                    return Ok(());
+                }
                 let out_shape = reduced_shape(&self.shape, axes);
                 let mut all = Vec::new();
                 for &(r, k) in rs {
