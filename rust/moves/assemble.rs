@@ -79,7 +79,9 @@ impl Assemble {
     /// Assembles the destination's C-order positions `lo..hi`.
     fn part<S: Slot>(&self, lo: usize, hi: usize) {
         let d = &self.dst.layout;
-        let streaming = streams(d.size().saturating_mul(d.dtype.bits()) / 8);
+        // The pieces read and the destination written pass through the
+        // caches together.
+        let streaming = streams(d.size().saturating_mul(d.dtype.bits()) / 4);
         let r = d.shape.len();
         let fill = S::of_bits(self.fill);
         let sd = last_stride(d);

@@ -93,10 +93,15 @@ fn time_moves() {
             let mut into: Vec<u64> = (0..n / 2).map(|_| splitmix(&mut s)).collect();
             let mut upd: Vec<u64> = (0..m / 2).map(|_| splitmix(&mut s)).collect();
             let mut pos: Vec<u64> = (0..m as u64).map(|i| i * step + splitmix(&mut s) % step).collect();
-            report(&format!("scatter_set {m} unique into {n}, in place"), &mut || {
-                let (d, p, u) = (view(&mut into, Dtype::Float32, &[n]), view(&mut pos, Dtype::Int64, &[m]), view(&mut upd, Dtype::Float32, &[m]));
-                scatter::plan(Combine::Set, true, 0, d.clone(), d, p, u).unwrap().run().unwrap()
-            });
+            // The host's strategy, then one as if its largest cache held
+            // every target (one thread a slice, no prefetches).
+            for cache in [crate::core::caches::largest(), usize::MAX] {
+                report(&format!("scatter_set {m} unique into {n}, in place, cache {cache}"), &mut || {
+                    let (d, p, u) = (view(&mut into, Dtype::Float32, &[n]), view(&mut pos, Dtype::Int64, &[m]), view(&mut upd, Dtype::Float32, &[m]));
+                    let host = Host { threads: pool::threads(), cache };
+                    scatter::plan(Combine::Set, true, 0, d.clone(), d, p, u).unwrap().on(host).run().unwrap()
+                });
+            }
         }
     }
     if want("scatter_add") {

@@ -193,7 +193,9 @@ impl GatherRanges {
         let cells: usize = dst.shape[1..].iter().product();
         if dst.dense && src.dense {
             let s = src.base + lo as isize + shift * cells as isize;
-            let streaming = streams(self.dst.layout.size().saturating_mul(self.dst.layout.dtype.bits()) / 8);
+            // The runs read and the destination written pass through the
+            // caches together.
+            let streaming = streams(self.dst.layout.size().saturating_mul(self.dst.layout.dtype.bits()) / 4);
             // SAFETY: both runs lie one after the other in their checked
             // layouts (the source's inside its packed axis, by the caller),
             // which do not overlap (plan); this part alone writes dst's.

@@ -17,7 +17,7 @@ pub mod gather_ranges;
 pub mod num;
 pub mod scatter;
 pub mod slot;
-mod walk;
+pub(crate) mod walk;
 
 #[cfg(test)]
 mod bench;

@@ -247,9 +247,12 @@ pub unsafe fn copy_run<S: Slot>(streaming: bool, src: *const u8, s: isize, ss: i
     unsafe { S::copy(src, s, ss, dst, d, ds, n) }
 }
 
-/// Whether a call writing `bytes` bytes streams its long copies: its
-/// destination is larger than the host's largest cache (as the contract's
-/// scatter reads it), so that what it writes would not stay there.
+/// Whether a call whose copies pass `bytes` bytes through the caches
+/// streams its long copies: they exceed the host's largest cache (as the
+/// contract's scatter reads it), so that what it writes would not stay
+/// there. A copy from a source it reads once counts both (a scatter's
+/// copy of into, whose destination it combines into right after, counts
+/// the destination alone).
 pub fn streams(bytes: usize) -> bool {
     bytes > crate::core::caches::largest()
 }

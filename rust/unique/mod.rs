@@ -14,8 +14,12 @@
 //! numbers a block of consecutive rows, writing its own numbers into
 //! `ids`; the blocks' keys then merge in order of the blocks into one
 //! table, so that each key takes its number in order of first rows, and a
-//! last pass maps each row's number in its block to its key's. No number
-//! depends on the threads or on the hash's seed.
+//! last pass maps each row's number in its block to its key's. Where a
+//! sample of the rows says the keys are many (a quarter of the rows or
+//! more, which the merge would take as long to number again), each thread
+//! instead numbers the rows whose hash falls in its share, in order of
+//! rows, and the first rows, counted along the rows, number the keys. No
+//! number depends on the threads or on the hash's seed.
 
 pub mod hash;
 pub mod keys;
@@ -41,6 +45,9 @@ const AHEAD: usize = 32;
 /// Rows whose spans are read before they are checked against a direct
 /// table's limit.
 const SPAN_ROWS: usize = 1 << 12;
+
+/// Rows sampled to tell whether the keys are many ([`Plan::many_keys`]).
+const SAMPLE: usize = 1 << 12;
 
 /// Rows a thread's block takes at least: below twice this, the blocks'
 /// merge and last pass would cost more than a second thread saves where
@@ -202,12 +209,128 @@ impl Plan {
         keys
     }
 
+    /// Whether the keys look as many as a quarter of the rows, from
+    /// [`SAMPLE`] rows spread evenly: among s sampled rows of K keys drawn
+    /// at random, about s^2 / 2K pairs repeat a key, so the keys exceed
+    /// n / 4 about where 2 s^2 exceeds n times the repeats.
+    fn many_keys<W: Width>(&self, w: W) -> bool {
+        let n = self.rows();
+        let s = SAMPLE.min(n);
+        let rows = Words::of(&self.keys);
+        let mut keys = Keys::with_room(w, s);
+        for j in 0..s {
+            let i = j * n / s;
+            // SAFETY: i < n and j < w.
+            let word = |c: usize| unsafe { rows.get(i, c) };
+            keys.find_or_add(self.secrets.hash((0..w.get()).map(word)), word, i as u64);
+        }
+        let repeats = (s - keys.len()) as u128;
+        2 * (s as u128).pow(2) > n as u128 * repeats
+    }
+
+    /// Numbers every row of w words into ids over `k` threads where the
+    /// keys are many: each block of `per` rows hashes its rows and lists
+    /// them by share of their hash's high bits; each thread then numbers
+    /// the rows of its share, block after block, in a table of its own
+    /// (each key's first row among all rows, its count, and each row's
+    /// number in the share, marked at the first row of its key, into
+    /// ids); the first rows, counted along the rows, give each key its
+    /// number in order of first rows, which a last pass writes over each
+    /// row's. Gives each key's first row and count, in that order.
+    fn number_shared<W: Width>(&self, w: W, k: usize, per: usize) -> (Vec<u64>, Vec<u64>) {
+        let n = self.rows();
+        let range = |b: usize| b * per..((b + 1) * per).min(n);
+        let share = |h: u64| ((h >> 32) * k as u64 >> 32) as usize;
+        let (rows, ids) = (Words::of(&self.keys), Words::of(&self.ids));
+        // Each block's (hash, row) pairs of each share, in order of rows.
+        let lists: Vec<Vec<Vec<(u64, u64)>>> = crate::moves::walk::map_parts(k, |b| {
+            let mut l: Vec<Vec<(u64, u64)>> = (0..k).map(|_| Vec::with_capacity(per / k + per / (4 * k) + 16)).collect();
+            for i in range(b) {
+                // SAFETY: i < n and j < w.
+                let h = self.secrets.hash((0..w.get()).map(|j| unsafe { rows.get(i, j) }));
+                l[share(h)].push((h, i as u64));
+            }
+            l
+        });
+        // Each share's keys; a key's first row marked NEW in ids, with its
+        // number in the share; key g of share p is tag g k + p.
+        let tables: Vec<Keys<W>> = crate::moves::walk::map_parts(k, |p| {
+            let mut keys = Keys::new(w, true);
+            for l in &lists {
+                let l = &l[p];
+                for (e, &(h, i)) in l.iter().enumerate() {
+                    if let Some(&(ahead, _)) = l.get(e + AHEAD) {
+                        keys.prefetch(ahead);
+                    }
+                    let i = i as usize;
+                    let before = keys.len();
+                    // SAFETY: i < n and j < w.
+                    let g = keys.find_or_add(h, |j| unsafe { rows.get(i, j) }, i as u64);
+                    keys.counts[g as usize] += 1;
+                    let new = if keys.len() > before { NEW } else { 0 };
+                    // SAFETY: i < n, the extent of ids; each row lies in one
+                    // share, which this thread alone numbers.
+                    unsafe { ids.set(i, new | (g * k as u64 + p as u64)) };
+                }
+            }
+            keys
+        });
+        drop(lists);
+        // The keys first met in each range of rows, then each tag's number.
+        let before: Vec<u64> = {
+            let news = crate::moves::walk::map_parts(k, |b| {
+                // SAFETY: i < n, the extent of ids, which no thread writes now.
+                range(b).filter(|&i| unsafe { ids.get(i, 0) } & NEW != 0).count() as u64
+            });
+            news.iter().scan(0, |at, &c| {
+                let b = *at;
+                *at += c;
+                Some(b)
+            }).collect()
+        };
+        let most = tables.iter().map(|t| t.len()).max().unwrap_or(0);
+        let numbers: Vec<AtomicU64> = (0..most * k).map(|_| AtomicU64::new(0)).collect();
+        pool::run_parts(k, |b| {
+            let mut next = before[b];
+            for i in range(b) {
+                // SAFETY: i < n, the extent of ids, which no thread writes now.
+                let v = unsafe { ids.get(i, 0) };
+                if v & NEW != 0 {
+                    numbers[(v & !NEW) as usize].store(next, Relaxed);
+                    next += 1;
+                }
+            }
+        });
+        pool::run_parts(k, |b| {
+            for i in range(b) {
+                // SAFETY: i < n, the extent of ids; each range is written by
+                // its own thread alone.
+                unsafe { ids.set(i, numbers[(ids.get(i, 0) & !NEW) as usize].load(Relaxed)) };
+            }
+        });
+        let total: usize = tables.iter().map(|t| t.len()).sum();
+        let (first, counts): (Vec<AtomicU64>, Vec<AtomicU64>) = (0..total).map(|_| (AtomicU64::new(0), AtomicU64::new(0))).unzip();
+        pool::run_parts(k, |p| {
+            let t = &tables[p];
+            for g in 0..t.len() {
+                let at = numbers[g * k + p].load(Relaxed) as usize;
+                first[at].store(t.first[g], Relaxed);
+                counts[at].store(t.counts[g], Relaxed);
+            }
+        });
+        let take = |v: Vec<AtomicU64>| v.into_iter().map(AtomicU64::into_inner).collect();
+        (take(first), take(counts))
+    }
+
     /// Numbers every row of w words into ids, over `blocks` blocks of `per`
     /// rows; gives each key's first row and count, in order of first rows.
     fn number<W: Width>(&self, w: W, blocks: usize, per: usize) -> (Vec<u64>, Vec<u64>) {
         let n = self.rows();
         let range = |b: usize| b * per..((b + 1) * per).min(n);
         let direct = self.direct(w, per, blocks);
+        if direct.is_none() && blocks > 1 && self.many_keys(w) {
+            return self.number_shared(w, blocks, per);
+        }
         let slots: Vec<std::sync::Mutex<Option<Keys<W>>>> = (0..blocks).map(|_| Default::default()).collect();
         pool::run_parts(blocks, |b| {
             *slots[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(self.number_block(w, range(b), direct.as_ref()))

@@ -102,6 +102,27 @@ fn adversarial_keys() {
     all_ways(&rows_of(n, 3, |i, j| ((i as u64 % 5000) << 44) + j as u64), 3, 6000);
     all_ways(&rows_of(n, 4, |_, _| splitmix(&mut s) % 3), 4, 100);
     all_ways(&rows_of(n, 5, |i, j| (i / 7 % 300) as u64 * (j as u64 + 1)), 5, 0);
+    // Many keys (more than a quarter of the rows, numbered by shares of
+    // their hashes on several threads), each met twice to four times.
+    let scattered = |i: usize| ((i % 150_000) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    all_ways(&rows_of(n, 1, |i, _| scattered(i)), 1, 200_000);
+    all_ways(&rows_of(n, 2, |i, j| scattered(i) >> (8 * j)), 2, 7);
+}
+
+#[test]
+fn many_keys_told_from_few_by_a_sample() {
+    let n = 1 << 20;
+    let mut s = 16u64;
+    for (keys, many) in [(n, true), (n / 2, true), (n / 16, false), (1000, false)] {
+        let mut kb: Vec<u64> = (0..n).map(|_| splitmix(&mut s) % keys as u64).collect();
+        if keys == n {
+            kb.iter_mut().enumerate().for_each(|(i, k)| *k = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        }
+        let (mut ib, mut fb, mut cb, mut nb) = (buf(n), buf(1), buf(1), buf(1));
+        let v = |m: Memory, s: &[usize]| View::new(Layout::contiguous(Dtype::Int64, s), m).unwrap();
+        let p = plan(v(mem(&mut ib), &[n]), v(mem(&mut fb), &[1]), v(mem(&mut cb), &[1]), v(mem(&mut nb), &[]), v(mem(&mut kb), &[n, 1])).unwrap();
+        assert_eq!(p.many_keys(Fixed::<1>), many, "{keys} keys");
+    }
 }
 
 #[test]
