@@ -74,19 +74,25 @@ fn blocking<E: Elem>(mk: Micro<E>, nb: usize, m: usize, n: usize, k: usize, thre
     Blocking { kc, ti, nc, shared: can_share && ti > 1 }
 }
 
-/// Each thread's CPU time in the parts of the calls since last drained
-/// (timing tests only).
+/// Each thread's CPU time in the parts of the calls since last drained,
+/// where [`TIME_PARTS`] is set (timing tests only).
 #[cfg(test)]
 pub(crate) static PART_CPU: std::sync::Mutex<Vec<(std::thread::ThreadId, f64)>> = std::sync::Mutex::new(Vec::new());
-/// Runs a part, its thread's CPU time added to [`PART_CPU`] in tests.
+/// Whether parts add their CPU time to [`PART_CPU`] (set by `speed`).
+#[cfg(test)]
+pub(crate) static TIME_PARTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Runs a part, its thread's CPU time added to [`PART_CPU`] in tests
+/// that ask for it.
 #[inline(always)]
 pub(super) fn timed_part<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(test)]
-    let t0 = crate::core::cpu_clock::thread_cpu_s();
-    let r = f();
-    #[cfg(test)]
-    PART_CPU.lock().unwrap().push((std::thread::current().id(), crate::core::cpu_clock::thread_cpu_s() - t0));
-    r
+    if TIME_PARTS.load(Ordering::Relaxed) {
+        let t0 = crate::core::cpu_clock::thread_cpu_s();
+        let r = f();
+        PART_CPU.lock().unwrap().push((std::thread::current().id(), crate::core::cpu_clock::thread_cpu_s() - t0));
+        return r;
+    }
+    f()
 }
 
 /// Packs outer indices `o0..o1` of `s` at batch `bi`, depths

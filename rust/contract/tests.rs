@@ -942,6 +942,7 @@ fn dst_may_be_init_or_an_operand() {
 fn speed() {
     let only = std::env::var("CONTRACT_SPEED").unwrap_or_default();
     let paths: &[bool] = if std::env::var("CONTRACT_AVX2").is_ok() { &[false, true] } else { &[false] };
+    crate::contract::chain::TIME_PARTS.store(true, std::sync::atomic::Ordering::Relaxed);
     for (name, c, acc, flops) in speed_cases().into_iter().filter(|(name, ..)| name.contains(&only)) {
         let (a, b, d) = operands(&c);
         for &baseline in paths {
