@@ -74,6 +74,27 @@ fn blocking<E: Elem>(mk: Micro<E>, nb: usize, m: usize, n: usize, k: usize, thre
     Blocking { kc, ti, nc, shared: can_share && ti > 1 }
 }
 
+/// Each thread's CPU time in the parts of the calls since last drained,
+/// where [`TIME_PARTS`] is set (timing tests only).
+#[cfg(test)]
+pub(crate) static PART_CPU: std::sync::Mutex<Vec<(std::thread::ThreadId, f64)>> = std::sync::Mutex::new(Vec::new());
+/// Whether parts add their CPU time to [`PART_CPU`] (set by `speed`).
+#[cfg(test)]
+pub(crate) static TIME_PARTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Runs a part, its thread's CPU time added to [`PART_CPU`] in tests
+/// that ask for it.
+#[inline(always)]
+pub(super) fn timed_part<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(test)]
+    if TIME_PARTS.load(Ordering::Relaxed) {
+        let t0 = crate::core::cpu_clock::thread_cpu_s();
+        let r = f();
+        PART_CPU.lock().unwrap().push((std::thread::current().id(), crate::core::cpu_clock::thread_cpu_s() - t0));
+        return r;
+    }
+    f()
+}
+
 /// Packs outer indices `o0..o1` of `s` at batch `bi`, depths
 /// `k0..k0 + kc`, into panels of `w` indices: panel p holds, depth after
 /// depth, the `w` values of indices `o0 + p w ..`, +0 past `o1`. Elements
@@ -255,7 +276,7 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
             pack(&p.b, rb, p.acc, bi, (j0, j1), nr, k0, kn, out);
             done[blk].fetch_add(1, Ordering::Release);
         };
-        pool::run_parts(parts, |_| {
+        pool::run_parts(parts, |_| timed_part(|| {
             with_scratch(&TILE, c_len + a_len + b_len, |scratch: &mut [E]| {
                 let (c, rest) = scratch.split_at_mut(c_len);
                 let (pa, pb) = rest.split_at_mut(a_len);
@@ -292,9 +313,15 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
                     let ldc = np * nr + nr;
                     let c = &mut c[..mp * mr * ldc];
                     lap(2, &mut clock);
-                    c.fill(E::ZERO);
-                    for i in i0..i1 {
-                        p.init_row(ri, bi, i, j0, &mut c[(i - i0) * ldc..][..j1 - j0]);
+                    // Each row's sums start from init (or +0), the
+                    // padding past the tile's columns and the rows past
+                    // its last from +0: one pass over the sums.
+                    for (r, row) in c.chunks_exact_mut(ldc).enumerate() {
+                        let w = if i0 + r < i1 { j1 - j0 } else { 0 };
+                        if w > 0 {
+                            p.init_row(ri, bi, i0 + r, j0, &mut row[..w]);
+                        }
+                        row[w..].fill(E::ZERO);
                     }
                     let mut k0 = 0;
                     lap(0, &mut clock);
@@ -338,7 +365,7 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
                     lap(4, &mut clock);
                 }
             })
-        })
+        }))
     });
 }
 

@@ -103,7 +103,7 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
     // eight a thread.
     let per_part = outputs.div_ceil(8 * threads).max((1 << 18) / p.k.max(1)).max(1);
     if p.n == 1 {
-        pool::run_parts(outputs.div_ceil(per_part), |t| column(p, &r, ri, sink, blocks, &with_init, (t * per_part, ((t + 1) * per_part).min(outputs))));
+        pool::run_parts(outputs.div_ceil(per_part), |t| super::chain::timed_part(|| column(p, &r, ri, sink, blocks, &with_init, (t * per_part, ((t + 1) * per_part).min(outputs)))));
         return;
     }
     pool::run_parts(outputs.div_ceil(per_part), |t| {
@@ -133,11 +133,14 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
 /// four rows of one batch index at a time, so that each block of b is read
 /// once for four rows of a ([`Elem::lane_block4`]); a group short of four
 /// repeats its last row.
+/// The part's outputs are stored together, a run of rows of one batch
+/// index at a time.
 #[allow(clippy::too_many_arguments)]
 fn column<E: Elem>(p: &Plan, r: &Readers<E>, ri: Option<Read<E>>, sink: &Sink<E>, blocks: usize, with_init: &impl Fn(E, E) -> E, (o0, o1): (usize, usize)) {
     let per = BLOCK / E::TERMS;
     let mut bufs: [Vec<E>; 5] = std::array::from_fn(|_| vec![E::ZERO; BLOCK]);
     let mut leaves: [Vec<E>; 4] = std::array::from_fn(|_| vec![E::ZERO; blocks]);
+    let mut sums = Vec::with_capacity(o1 - o0);
     let mut o = o0;
     while o < o1 {
         let (bi, i) = (o / p.m, o % p.m);
@@ -157,9 +160,16 @@ fn column<E: Elem>(p: &Plan, r: &Readers<E>, ri: Option<Read<E>>, sink: &Sink<E>
             let mut v = [E::ZERO];
             p.init_row(ri, bi, i + q, 0, &mut v);
             let sum = if blocks == 0 { E::ZERO } else { tree_of(l) };
-            v[0] = with_init(sum, v[0]);
-            sink.put(bi, i + q, 0, &v);
+            sums.push(with_init(sum, v[0]));
         }
         o += count;
+    }
+    // The runs of rows of one batch index.
+    let mut o = o0;
+    while o < o1 {
+        let (bi, i) = (o / p.m, o % p.m);
+        let run = (p.m - i).min(o1 - o);
+        sink.put_column(bi, i, &sums[o - o0..o - o0 + run]);
+        o += run;
     }
 }

@@ -385,6 +385,26 @@ impl<'p, E: Elem> Sink<'p, E> {
         }
     }
 
+    /// Stores outputs (β, i0 + q, 0), `q < vals.len()`, of a plan of one
+    /// column, as [`Sink::put`] stores each.
+    pub fn put_column(&self, bi: usize, i0: usize, vals: &[E]) {
+        let p = self.plan;
+        debug_assert!(p.n == 1 && i0 + vals.len() <= p.m);
+        match &self.scratch {
+            Some(s) => {
+                // SAFETY: as in `put`: outputs (bi, i0 + q, 0) lie one
+                // after the next in the scratch of a plan of one column.
+                unsafe { std::ptr::copy_nonoverlapping(vals.as_ptr(), s.ptr.add(bi * p.m + i0), vals.len()) };
+            }
+            None => {
+                let g = &p.dst;
+                let rows = &g.rows[i0..i0 + vals.len()];
+                let at = g.batch[bi] + g.cols[0];
+                store(p, vals, uniform(rows), |q| at + rows[q]);
+            }
+        }
+    }
+
     /// Copies scratch, if any, into dst once every operand is read.
     pub fn finish(self) {
         if let Some(s) = &self.scratch {
@@ -406,7 +426,20 @@ impl<'p, E: Elem> Sink<'p, E> {
 /// type, cast into the acc's dtype (an integer wrapping to its width) and
 /// from it into dst's, then stored.
 fn write<E: Elem>(p: &Plan, bi: usize, i: usize, j0: usize, vals: &[E]) {
+    let g = &p.dst;
+    let at = g.batch[bi] + g.rows[i];
+    store(p, vals, g.col_step, |j| at + g.cols[j0 + j]);
+}
+
+/// Writes `vals` into dst, value j at element `at(j)`, each cast as
+/// [`write`] casts it: by one store where `step` says the elements lie
+/// `step` apart, else one by one. The elements are outputs of this
+/// thread's alone.
+fn store<E: Elem>(p: &Plan, vals: &[E], step: Option<isize>, at: impl Fn(usize) -> isize) {
     let n = vals.len();
+    if n == 0 {
+        return;
+    }
     let mut owned: Option<Col> = None;
     if p.acc != E::DTYPE {
         let mut acc = Col::new(p.acc, n);
@@ -420,16 +453,16 @@ fn write<E: Elem>(p: &Plan, bi: usize, i: usize, j0: usize, vals: &[E]) {
     }
     let col = owned.as_ref().map_or_else(|| E::column(vals), Col::as_ref);
     let g = &p.dst;
-    let at = g.batch[bi] + g.rows[i];
-    // SAFETY: dst's view was checked against its buffer; these outputs are
-    // this thread's alone, and sub-byte elements sharing a byte with other
-    // threads' are stored by memio's atomic read-modify-writes.
+    // SAFETY: dst's view was checked against its buffer and `at` gives
+    // outputs of it (the callers'); these outputs are this thread's alone,
+    // and sub-byte elements sharing a byte with other threads' are stored
+    // by memio's atomic read-modify-writes.
     unsafe {
-        match g.col_step {
-            Some(step) => memio::store(g.mem, g.dtype, at + g.cols[j0], step, n, &col),
+        match step {
+            Some(step) => memio::store(g.mem, g.dtype, at(0), step, n, &col),
             None => {
                 for j in 0..n {
-                    memio::store(g.mem, g.dtype, at + g.cols[j0 + j], 1, 1, &from(&col, j));
+                    memio::store(g.mem, g.dtype, at(j), 1, 1, &from(&col, j));
                 }
             }
         }
