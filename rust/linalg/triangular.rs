@@ -36,14 +36,16 @@ pub fn split(n: usize) -> usize {
 }
 
 /// Solves `t x = x` in place for each of the `m` columns of `x` (n × m,
-/// column-major), `t` lower triangular n × n column-major, its diagonal
-/// taken as ones where `unit`. Answers false, leaving `x` unspecified,
-/// where a diagonal element it reads is zero.
-pub fn solve_lower<T: Scalar>(t: &[T], n: usize, x: &mut [T], m: usize, unit: bool, par: bool) -> bool {
-    if !unit && (0..n).any(|i| t[i + i * n].is_zero()) {
+/// column-major, `ldx` rows a column), `t` lower triangular n × n
+/// column-major (`ldt` rows a column), its diagonal taken as ones where
+/// `unit`. Answers false, leaving `x` unspecified, where a diagonal element
+/// it reads is zero.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_lower<T: Scalar>(t: &[T], ldt: usize, n: usize, x: &mut [T], ldx: usize, m: usize, unit: bool, par: bool) -> bool {
+    if !unit && (0..n).any(|i| t[i + i * ldt].is_zero()) {
         return false;
     }
-    lower_columns(t, n, n, x, n, m, unit, par);
+    lower_columns(t, ldt, n, x, ldx, m, unit, par);
     true
 }
 
