@@ -26,6 +26,10 @@ pub struct Mats {
 /// The rows and columns of a tile of [`Mats::read`] and [`Mats::write`].
 const TILE: usize = 8;
 
+/// Tiles ahead of the one they copy that [`Mats::read`] and [`Mats::write`]
+/// ask the cache for.
+const AHEAD: usize = 8;
+
 /// The tiles of an m × n matrix, column band after band: `(i0, i1, j0, j1)`.
 fn tiles(m: usize, n: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
     (0..n).step_by(TILE).flat_map(move |j0| (0..m).step_by(TILE).map(move |i0| (i0, (i0 + TILE).min(m), j0, (j0 + TILE).min(n))))
@@ -98,6 +102,7 @@ impl Mats {
         let s = self.start(b);
         let (rs, cs) = (self.rs, self.cs);
         for (i0, i1, j0, j1) in tiles(m, n) {
+            self.ahead(s, i0, j0, j1);
             let mut tile = [[T::zero(); TILE]; TILE];
             // SAFETY (each read): the view was checked to lie in its
             // memory, so each element index of a matrix in its batch is
@@ -126,6 +131,32 @@ impl Mats {
         }
     }
 
+    /// Asks the cache, where a matrix's rows lie along its shorter stride,
+    /// for the rows of the tile [`AHEAD`] tiles below the one at rows
+    /// `i0..` of columns `j0..j1` of the matrix from element `s`: tiles go
+    /// down a band of columns, which on such a matrix steps from line to
+    /// line far apart, a pattern the hardware's prefetchers do not follow.
+    #[inline(always)]
+    fn ahead(&self, s: isize, i0: usize, j0: usize, j1: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if self.rs.unsigned_abs() > self.cs.unsigned_abs() {
+            use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let p = self.base.base as *const u8;
+            let size = self.dtype.bytes() as isize;
+            let first = i0 + AHEAD * TILE;
+            for i in first..(first + TILE).min(self.rows) {
+                for j in [j0, j1 - 1] {
+                    let at = (s + i as isize * self.rs + j as isize * self.cs) * size;
+                    // SAFETY: a prefetch is a hint: it reads nothing the
+                    // program sees and cannot fault, whatever the address.
+                    unsafe { _mm_prefetch(p.wrapping_offset(at).cast::<i8>(), _MM_HINT_T0) };
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (s, i0, j0, j1);
+    }
+
     /// Writes `src`, column-major with leading dimension `ld` (at least
     /// `self.rows`), into matrix `b`, by tiles as [`Mats::read`] reads.
     pub fn write<T: Scalar>(&self, b: usize, src: &[T], ld: usize) {
@@ -136,6 +167,7 @@ impl Mats {
         let s = self.start(b);
         let (rs, cs) = (self.rs, self.cs);
         for (i0, i1, j0, j1) in tiles(m, n) {
+            self.ahead(s, i0, j0, j1);
             let mut tile = [[T::zero(); TILE]; TILE];
             for j in j0..j1 {
                 let col = &src[i0 + j * ld..i1 + j * ld];

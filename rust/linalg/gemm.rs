@@ -41,8 +41,11 @@ impl<T: Scalar> Coef<'_, T> {
 }
 
 /// Work (multiply-adds) past which an update splits its rows over the
-/// pool's threads.
-pub const THREADED: usize = 1 << 18;
+/// pool's threads: some hundreds of microseconds of one thread's work, so
+/// that a worker that has to be woken (tens of microseconds or more on a
+/// busy machine) still takes a fair part; below it, splitting made the
+/// factorisations of 256 × 256 slower on two threads than on one.
+pub const THREADED: usize = 1 << 21;
 
 /// A pointer to the output, shared by the parts, which write disjoint rows.
 #[derive(Clone, Copy)]
@@ -77,14 +80,19 @@ pub fn pack<T: Scalar>(f: Coef<T>, kn: usize, n: usize) -> Packed<T> {
         let slice = &mut data[k0 * np * mr..(k0 + kk) * np * mr];
         for (p, panel) in slice.chunks_mut(mr * kk).enumerate() {
             let cols = mr.min(n - p * mr);
-            for r in 0..cols {
-                let at = (p * mr + r) * f.cs + k0 * f.ks;
-                if f.ks == 1 {
-                    // A column's depths lie one after the next.
-                    for (k, &x) in f.f[at..at + kk].iter().enumerate() {
-                        panel[k * mr + r] = f.neg(x);
+            if f.ks == 1 {
+                // A column's depths lie one after the next: depth by depth,
+                // the panel's columns read side by side, so that its writes
+                // run on and its reads are as many streams at once.
+                let at = p * mr * f.cs + k0;
+                for (k, depth) in panel.chunks_exact_mut(mr).enumerate() {
+                    for (r, y) in depth[..cols].iter_mut().enumerate() {
+                        *y = f.neg(f.f[at + r * f.cs + k]);
                     }
-                } else {
+                }
+            } else {
+                for r in 0..cols {
+                    let at = (p * mr + r) * f.cs + k0 * f.ks;
                     for k in 0..kk {
                         panel[k * mr + r] = f.neg(f.f[at + k * f.ks]);
                     }
@@ -204,7 +212,7 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
 /// apart, each a separate stream the hardware's prefetchers do not follow,
 /// and the microkernel waits on the tile's loads before its first product.
 #[inline(always)]
-fn prefetch_tile<T>(at: *const T, ld: usize, rows: usize, cols: usize) {
+pub(super) fn prefetch_tile<T>(at: *const T, ld: usize, rows: usize, cols: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};

@@ -38,8 +38,9 @@ pub fn factor<T: Scalar>(w: &mut [T], m: usize, n: usize, ld: usize, pivots: &mu
 }
 
 /// Interchanges (columns times steps) past which [`interchange`] splits
-/// its columns over the pool's threads.
-const SWAPS_THREADED: usize = 1 << 15;
+/// its columns over the pool's threads: as [`gemm::THREADED`], enough
+/// work that a worker woken for it still takes a fair part.
+const SWAPS_THREADED: usize = 1 << 16;
 
 /// Applies the interchanges of steps `s0..s1` (rows `s` and `pivots[s]`) to
 /// columns `c0..c1` of `w`, `ld` rows a column; the columns, independent,
@@ -51,7 +52,9 @@ fn interchange<T: Scalar>(w: &mut [T], ld: usize, c0: usize, c1: usize, pivots: 
     }
     let swap = |col: &mut [T]| {
         for (s, &p) in pivots.iter().enumerate().take(s1).skip(s0) {
-            col.swap(s, p as usize);
+            if p as usize != s {
+                col.swap(s, p as usize);
+            }
         }
     };
     let cols = &mut w[c0 * ld..c1 * ld];

@@ -74,7 +74,7 @@ pub(super) fn reflector<T: Scalar>(x: &mut [T]) -> T {
 /// Reflectors a block of a matrix of more than this many takes; a matrix
 /// of at most this many (min(m, n)) applies each reflector alone. The bits
 /// depend on it, on nothing else of the machine.
-pub const NB: usize = 32;
+pub const NB: usize = 64;
 
 /// Applies I - t v vᴴ to each column of `cols` (m rows of `ld` a column,
 /// v's m - j - 1) from row `j` down, v's elements below its one in `v`:

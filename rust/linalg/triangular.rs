@@ -148,6 +148,9 @@ fn chunk<T: Scalar>(rows: &Rows<T>, t: &[T], ldt: usize, x: &mut [T], ldx: usize
                 let cols = mr.min(cn - p * mr);
                 let panel = &fp[p * mr * n + k0 * mr..][..d * mr];
                 let a = &ap[k0 * nr..][..d * nr];
+                if p + 1 < np {
+                    gemm::prefetch_tile(x.as_ptr().wrapping_add(i0 + (p + 1) * mr * ldx), ldx, h, mr.min(cn - (p + 1) * mr));
+                }
                 // SAFETY: the tile's rows i0..i0 + h of columns
                 // p mr..p mr + cols lie in x (checked on entry) and are this
                 // chunk's alone; the panels hold d depths of mr and nr
