@@ -26,9 +26,25 @@ pub struct Mats {
 /// The rows and columns of a tile of [`Mats::read`] and [`Mats::write`].
 const TILE: usize = 8;
 
+/// Tiles ahead of the one they copy that [`Mats::read`] and [`Mats::write`]
+/// ask the cache for.
+const AHEAD: usize = 8;
+
 /// The tiles of an m × n matrix, column band after band: `(i0, i1, j0, j1)`.
 fn tiles(m: usize, n: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
     (0..n).step_by(TILE).flat_map(move |j0| (0..m).step_by(TILE).map(move |i0| (i0, (i0 + TILE).min(m), j0, (j0 + TILE).min(n))))
+}
+
+/// The leading dimension of a column-major scratch of `rows` rows of `T`:
+/// `rows`, or a cache line (64 bytes) more where a column's bytes are a
+/// multiple of 256. Columns that far apart would put every sixteenth
+/// column, or nearer, at one offset in a 4 KiB page, and so in one set of a
+/// first-level cache, whose set index lies within the page offset on x86
+/// (its size over its ways is at most a page): a tile of a packed product
+/// would then evict itself.
+pub fn leading<T>(rows: usize) -> usize {
+    let size = std::mem::size_of::<T>();
+    if rows > 0 && (rows * size).is_multiple_of(256) { rows + 64 / size } else { rows }
 }
 
 /// The batch shape of a view whose last `tail` axes are each matrix's.
@@ -74,18 +90,19 @@ impl Mats {
     }
 
     /// Reads matrix `b` into `dst`, column-major with leading dimension
-    /// `self.rows`, by tiles of [`TILE`] rows and columns, each read along
+    /// `ld` (at least `self.rows`), by tiles of [`TILE`] rows and columns, each read along
     /// its shorter stride and written whole column by column, so that
     /// neither side revisits a cache line (matrices of power-of-two
     /// strides map a tile's lines to one cache set).
-    pub fn read<T: Scalar>(&self, b: usize, dst: &mut [T]) {
+    pub fn read<T: Scalar>(&self, b: usize, dst: &mut [T], ld: usize) {
         debug_assert_eq!(T::DTYPE, self.dtype);
         let (m, n) = (self.rows, self.cols);
-        assert!(dst.len() >= m * n);
+        assert!(ld >= m && dst.len() >= ld * n);
         let p = self.base.base as *const T;
         let s = self.start(b);
         let (rs, cs) = (self.rs, self.cs);
         for (i0, i1, j0, j1) in tiles(m, n) {
+            self.ahead(s, i0, j0, j1);
             let mut tile = [[T::zero(); TILE]; TILE];
             // SAFETY (each read): the view was checked to lie in its
             // memory, so each element index of a matrix in its batch is
@@ -105,7 +122,7 @@ impl Mats {
                 }
             }
             for j in j0..j1 {
-                let col = &mut dst[i0 + j * m..i1 + j * m];
+                let col = &mut dst[i0 + j * ld..i1 + j * ld];
                 match <&mut [T; TILE]>::try_from(&mut *col) {
                     Ok(whole) => *whole = tile[j - j0],
                     Err(_) => col.copy_from_slice(&tile[j - j0][..i1 - i0]),
@@ -114,19 +131,46 @@ impl Mats {
         }
     }
 
-    /// Writes `src`, column-major with leading dimension `self.rows`, into
-    /// matrix `b`, by tiles as [`Mats::read`] reads.
-    pub fn write<T: Scalar>(&self, b: usize, src: &[T]) {
+    /// Asks the cache, where a matrix's rows lie along its shorter stride,
+    /// for the rows of the tile [`AHEAD`] tiles below the one at rows
+    /// `i0..` of columns `j0..j1` of the matrix from element `s`: tiles go
+    /// down a band of columns, which on such a matrix steps from line to
+    /// line far apart, a pattern the hardware's prefetchers do not follow.
+    #[inline(always)]
+    fn ahead(&self, s: isize, i0: usize, j0: usize, j1: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if self.rs.unsigned_abs() > self.cs.unsigned_abs() {
+            use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let p = self.base.base as *const u8;
+            let size = self.dtype.bytes() as isize;
+            let first = i0 + AHEAD * TILE;
+            for i in first..(first + TILE).min(self.rows) {
+                for j in [j0, j1 - 1] {
+                    let at = (s + i as isize * self.rs + j as isize * self.cs) * size;
+                    // SAFETY: a prefetch is a hint: it reads nothing the
+                    // program sees and cannot fault, whatever the address.
+                    unsafe { _mm_prefetch(p.wrapping_offset(at).cast::<i8>(), _MM_HINT_T0) };
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (s, i0, j0, j1);
+    }
+
+    /// Writes `src`, column-major with leading dimension `ld` (at least
+    /// `self.rows`), into matrix `b`, by tiles as [`Mats::read`] reads.
+    pub fn write<T: Scalar>(&self, b: usize, src: &[T], ld: usize) {
         debug_assert_eq!(T::DTYPE, self.dtype);
         let (m, n) = (self.rows, self.cols);
-        assert!(src.len() >= m * n);
+        assert!(ld >= m && src.len() >= ld * n);
         let p = self.base.base as *mut T;
         let s = self.start(b);
         let (rs, cs) = (self.rs, self.cs);
         for (i0, i1, j0, j1) in tiles(m, n) {
+            self.ahead(s, i0, j0, j1);
             let mut tile = [[T::zero(); TILE]; TILE];
             for j in j0..j1 {
-                let col = &src[i0 + j * m..i1 + j * m];
+                let col = &src[i0 + j * ld..i1 + j * ld];
                 match <&[T; TILE]>::try_from(col) {
                     Ok(whole) => tile[j - j0] = *whole,
                     Err(_) => tile[j - j0][..i1 - i0].copy_from_slice(col),

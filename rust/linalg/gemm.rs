@@ -41,8 +41,11 @@ impl<T: Scalar> Coef<'_, T> {
 }
 
 /// Work (multiply-adds) past which an update splits its rows over the
-/// pool's threads.
-pub const THREADED: usize = 1 << 18;
+/// pool's threads: some hundreds of microseconds of one thread's work, so
+/// that a worker that has to be woken (tens of microseconds or more on a
+/// busy machine) still takes a fair part; below it, splitting made the
+/// factorisations of 256 × 256 slower on two threads than on one.
+pub const THREADED: usize = 1 << 21;
 
 /// A pointer to the output, shared by the parts, which write disjoint rows.
 #[derive(Clone, Copy)]
@@ -77,14 +80,19 @@ pub fn pack<T: Scalar>(f: Coef<T>, kn: usize, n: usize) -> Packed<T> {
         let slice = &mut data[k0 * np * mr..(k0 + kk) * np * mr];
         for (p, panel) in slice.chunks_mut(mr * kk).enumerate() {
             let cols = mr.min(n - p * mr);
-            for r in 0..cols {
-                let at = (p * mr + r) * f.cs + k0 * f.ks;
-                if f.ks == 1 {
-                    // A column's depths lie one after the next.
-                    for (k, &x) in f.f[at..at + kk].iter().enumerate() {
-                        panel[k * mr + r] = f.neg(x);
+            if f.ks == 1 {
+                // A column's depths lie one after the next: depth by depth,
+                // the panel's columns read side by side, so that its writes
+                // run on and its reads are as many streams at once.
+                let at = p * mr * f.cs + k0;
+                for (k, depth) in panel.chunks_exact_mut(mr).enumerate() {
+                    for (r, y) in depth[..cols].iter_mut().enumerate() {
+                        *y = f.neg(f.f[at + r * f.cs + k]);
                     }
-                } else {
+                }
+            } else {
+                for r in 0..cols {
+                    let at = (p * mr + r) * f.cs + k0 * f.ks;
                     for k in 0..kk {
                         panel[k * mr + r] = f.neg(f.f[at + k * f.ks]);
                     }
@@ -142,7 +150,10 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
     assert!(ldc >= m && c.len() >= (n - 1) * ldc + m, "C lies in its slice");
     assert!(lda >= m && a.len() >= (kn - 1) * lda + m, "A lies in its slice");
     let (mr, nr) = (mk.mr, mk.nr);
-    let nc = ((caches().l2 / 2 / (kc * std::mem::size_of::<T>())) / mr).max(1) * mr;
+    // Chunks of columns whose packed coefficients fill at most about half
+    // the L2 cache, of even widths (whole panels), so that none is a sliver.
+    let most = ((caches().l2 / 2 / (kc * std::mem::size_of::<T>())) / mr).max(1) * mr;
+    let nc = n.div_ceil(n.div_ceil(most)).div_ceil(mr) * mr;
     let np = n.div_ceil(mr);
     let rp = m.div_ceil(nr);
     let parts = if par && m * n * kn > THREADED { rp.min(pool::threads()) } else { 1 };
@@ -173,9 +184,16 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
                             ap[k * nr + rows..(k + 1) * nr].fill(T::zero());
                         }
                     }
-                    for p in c0 / mr..(c0 + cn).div_ceil(mr) {
+                    let (q0, q1) = (c0 / mr, (c0 + cn).div_ceil(mr));
+                    for p in q0..q1 {
                         let cols = mr.min(n - p * mr);
                         let panel = &slice[p * mr * kk..(p + 1) * mr * kk];
+                        // The next tile's C, asked for ahead (the next row
+                        // panel's first where this is the chunk's last).
+                        let (pn, ni) = if p + 1 < q1 { (p + 1, i0) } else { (q0, i0 + nr) };
+                        if ni < m {
+                            prefetch_tile(out.0.wrapping_add(ni + pn * mr * ldc), ldc, nr.min(m - ni), mr.min(n - pn * mr));
+                        }
                         // SAFETY: the tile's rows i0..i0 + rows of columns
                         // p mr..p mr + cols lie in C (checked on entry) and
                         // are this part's alone; the panels hold kk depths
@@ -187,6 +205,33 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
             }
         }
     });
+}
+
+/// Asks the cache for the tile of C at `at`, `rows` rows of `cols` columns
+/// `ld` apart, ahead of its microkernel call: a tile's columns lie far
+/// apart, each a separate stream the hardware's prefetchers do not follow,
+/// and the microkernel waits on the tile's loads before its first product.
+#[inline(always)]
+pub(super) fn prefetch_tile<T>(at: *const T, ld: usize, rows: usize, cols: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let bytes = rows * std::mem::size_of::<T>();
+        for r in 0..cols {
+            let col = at.wrapping_add(r * ld).cast::<i8>();
+            let mut off = 0;
+            while off < bytes {
+                // SAFETY: a prefetch is a hint: it reads nothing the
+                // program sees and cannot fault, whatever the address.
+                unsafe { _mm_prefetch(col.wrapping_add(off), _MM_HINT_T0) };
+                off += 64;
+            }
+            // SAFETY: as above.
+            unsafe { _mm_prefetch(col.wrapping_add(bytes.saturating_sub(1)), _MM_HINT_T0) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (at, ld, rows, cols);
 }
 
 /// Copies `src` into `dst`, of one length: by moves of a fixed size where

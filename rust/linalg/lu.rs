@@ -18,28 +18,29 @@ use crate::linalg::gemm::{self, Coef};
 use crate::linalg::scalar::Scalar;
 use crate::linalg::triangular::{self, split, BASE};
 
-/// Factors the m × n column-major matrix `w` in place into L below its
+/// Factors the m × n column-major matrix `w` (`ld` rows a column) in place into L below its
 /// diagonal and U on and above, storing in `pivots` (min(m, n) of them) the
 /// row each step's search ends at and in `perm` (m) the row of a each row of
 /// L U is.
-pub fn factor<T: Scalar>(w: &mut [T], m: usize, n: usize, pivots: &mut [i64], perm: &mut [i64], par: bool) {
+pub fn factor<T: Scalar>(w: &mut [T], m: usize, n: usize, ld: usize, pivots: &mut [i64], perm: &mut [i64], par: bool) {
     let k = m.min(n);
     for (i, p) in perm.iter_mut().enumerate().take(m) {
         *p = i as i64;
     }
-    columns(w, m, 0, k, pivots, perm, par);
+    columns(w, m, ld, 0, k, pivots, perm, par);
     if n > k {
         // The columns past the last step (m < n): interchanged, then U's
         // rows solved.
-        interchange(w, m, k, n, pivots, 0, k, par);
-        let (l, u) = w.split_at_mut(k * m);
-        triangular::lower_columns(l, m, k, u, m, n - k, true, par);
+        interchange(w, ld, k, n, pivots, 0, k, par);
+        let (l, u) = w.split_at_mut(k * ld);
+        triangular::lower_columns(l, ld, k, u, ld, n - k, true, par);
     }
 }
 
 /// Interchanges (columns times steps) past which [`interchange`] splits
-/// its columns over the pool's threads.
-const SWAPS_THREADED: usize = 1 << 15;
+/// its columns over the pool's threads: as [`gemm::THREADED`], enough
+/// work that a worker woken for it still takes a fair part.
+const SWAPS_THREADED: usize = 1 << 16;
 
 /// Applies the interchanges of steps `s0..s1` (rows `s` and `pivots[s]`) to
 /// columns `c0..c1` of `w`, `ld` rows a column; the columns, independent,
@@ -51,7 +52,9 @@ fn interchange<T: Scalar>(w: &mut [T], ld: usize, c0: usize, c1: usize, pivots: 
     }
     let swap = |col: &mut [T]| {
         for (s, &p) in pivots.iter().enumerate().take(s1).skip(s0) {
-            col.swap(s, p as usize);
+            if p as usize != s {
+                col.swap(s, p as usize);
+            }
         }
     };
     let cols = &mut w[c0 * ld..c1 * ld];
@@ -67,49 +70,50 @@ fn interchange<T: Scalar>(w: &mut [T], ld: usize, c0: usize, c1: usize, pivots: 
     }
 }
 
-/// Factors columns `j0..j1` of the m-row `w`, whose products with the
+/// Factors columns `j0..j1` of the m-row `w` (`ld` rows a column), whose products with the
 /// columns before `j0` are already subtracted, interchanging rows within
 /// these columns alone.
-fn columns<T: Scalar>(w: &mut [T], m: usize, j0: usize, j1: usize, pivots: &mut [i64], perm: &mut [i64], par: bool) {
+#[allow(clippy::too_many_arguments)]
+fn columns<T: Scalar>(w: &mut [T], m: usize, ld: usize, j0: usize, j1: usize, pivots: &mut [i64], perm: &mut [i64], par: bool) {
     if j1 - j0 <= BASE {
-        panel(w, m, j0, j1, pivots, perm);
+        panel(w, m, ld, j0, j1, pivots, perm);
         return;
     }
     let jm = j0 + split(j1 - j0);
-    columns(w, m, j0, jm, pivots, perm, par);
-    interchange(w, m, jm, j1, pivots, j0, jm, par);
+    columns(w, m, ld, j0, jm, pivots, perm, par);
+    interchange(w, ld, jm, j1, pivots, j0, jm, par);
     {
-        let (head, tail) = w.split_at_mut(jm * m);
-        let l = &head[j0 * m..];
+        let (head, tail) = w.split_at_mut(jm * ld);
+        let l = &head[j0 * ld..];
         // U's rows j0..jm of columns jm..j1.
-        triangular::lower_columns(&l[j0..], m, jm - j0, &mut tail[j0..], m, j1 - jm, true, par);
+        triangular::lower_columns(&l[j0..], ld, jm - j0, &mut tail[j0..], ld, j1 - jm, true, par);
         // Rows jm..m of columns jm..j1 less L's rows there times those U rows.
-        let f = gemm::pack(Coef { f: &tail[j0..], ks: 1, cs: m, conj: false }, jm - j0, j1 - jm);
-        gemm::sub_packed(&mut tail[jm..], m, m - jm, &l[jm..], m, &f, par);
+        let f = gemm::pack(Coef { f: &tail[j0..], ks: 1, cs: ld, conj: false }, jm - j0, j1 - jm);
+        gemm::sub_packed(&mut tail[jm..], ld, m - jm, &l[jm..], ld, &f, par);
     }
-    columns(w, m, jm, j1, pivots, perm, par);
-    interchange(w, m, j0, jm, pivots, jm, j1, par);
+    columns(w, m, ld, jm, j1, pivots, perm, par);
+    interchange(w, ld, j0, jm, pivots, jm, j1, par);
 }
 
 /// The unblocked factorisation of columns `j0..j1`: each column less the
 /// products of the earlier ones, its pivot searched and its rows
 /// interchanged within these columns, then divided below its diagonal.
-fn panel<T: Scalar>(w: &mut [T], m: usize, j0: usize, j1: usize, pivots: &mut [i64], perm: &mut [i64]) {
+fn panel<T: Scalar>(w: &mut [T], m: usize, ld: usize, j0: usize, j1: usize, pivots: &mut [i64], perm: &mut [i64]) {
     for j in j0..j1 {
         {
-            let (head, tail) = w.split_at_mut(j * m);
+            let (head, tail) = w.split_at_mut(j * ld);
             let col = &mut tail[..m];
             for kk in j0..j {
                 let f = col[kk];
-                for (y, &l) in col[kk + 1..].iter_mut().zip(&head[kk * m + kk + 1..(kk + 1) * m]) {
+                for (y, &l) in col[kk + 1..].iter_mut().zip(&head[kk * ld + kk + 1..kk * ld + m]) {
                     *y = T::sub_mul(*y, l, f);
                 }
             }
         }
         let mut p = j;
-        let mut best = w[j + j * m].abs1();
+        let mut best = w[j + j * ld].abs1();
         for i in j + 1..m {
-            let x = w[i + j * m].abs1();
+            let x = w[i + j * ld].abs1();
             if x > best {
                 p = i;
                 best = x;
@@ -119,13 +123,13 @@ fn panel<T: Scalar>(w: &mut [T], m: usize, j0: usize, j1: usize, pivots: &mut [i
         if p != j {
             perm.swap(j, p);
             for c in j0..j1 {
-                w.swap(j + c * m, p + c * m);
+                w.swap(j + c * ld, p + c * ld);
             }
         }
-        let d = w[j + j * m];
+        let d = w[j + j * ld];
         if !d.is_zero() {
             for i in j + 1..m {
-                w[i + j * m] = T::div(w[i + j * m], d);
+                w[i + j * ld] = T::div(w[i + j * ld], d);
             }
         }
     }

@@ -274,23 +274,25 @@ impl Plan {
     /// Computes matrix `i` of the batch.
     fn matrix<T: Scalar>(&self, s: &mut Scratch<T>, a: &Mats, b: Option<&Mats>, dsts: &[Mats], i: usize, par: bool) {
         let (m, n) = (a.rows, a.cols);
-        s.w.resize(m * n, T::zero());
-        a.read(i, &mut s.w);
+        // Columns padded where their length would map them to few cache sets.
+        let ld = batch::leading::<T>(m);
+        s.w.resize(ld * n, T::zero());
+        a.read(i, &mut s.w, ld);
         match self.routine {
             Routine::Cholesky(t) => {
-                if !cholesky::factor(&mut s.w, n, par) {
+                if !cholesky::factor(&mut s.w, n, ld, par) {
                     s.w.fill(T::nan());
                 } else if t == Triangle::Upper {
-                    cholesky::to_upper(&mut s.w, n);
+                    cholesky::to_upper(&mut s.w, n, ld);
                 }
-                dsts[0].write(i, &s.w);
+                dsts[0].write(i, &s.w, ld);
             }
             Routine::Lu => {
                 let k = m.min(n);
                 s.idx.resize(k, 0);
                 s.idx2.resize(m, 0);
-                lu::factor(&mut s.w, m, n, &mut s.idx, &mut s.idx2, par);
-                dsts[0].write(i, &s.w);
+                lu::factor(&mut s.w, m, n, ld, &mut s.idx, &mut s.idx2, par);
+                dsts[0].write(i, &s.w, ld);
                 dsts[1].write_index(i, &s.idx);
                 dsts[2].write_index(i, &s.idx2);
             }
@@ -301,7 +303,7 @@ impl Plan {
                 let lower = (triangle == Triangle::Lower) != adjoint;
                 let at = |r: usize, c: usize| {
                     let (r, c) = if lower { (r, c) } else { (n - 1 - r, n - 1 - c) };
-                    let e = if adjoint { s.w[c + r * n].conj() } else { s.w[r + c * n] };
+                    let e = if adjoint { s.w[c + r * ld].conj() } else { s.w[r + c * ld] };
                     if r == c && unit_diagonal { T::one() } else { e }
                 };
                 // a's lower triangle is op(a)'s as it lies (its diagonal
@@ -309,44 +311,45 @@ impl Plan {
                 let direct = triangle == Triangle::Lower && !adjoint;
                 if !direct {
                     s.t.clear();
-                    s.t.resize(n * n, T::zero());
+                    s.t.resize(ld * n, T::zero());
                     for c in 0..n {
                         for r in c..n {
-                            s.t[r + c * n] = at(r, c);
+                            s.t[r + c * ld] = at(r, c);
                         }
                     }
                 }
-                s.x.resize(n * k, T::zero());
-                b.read(i, &mut s.x);
+                // x: b's n rows a column, padded as a's.
+                s.x.resize(ld * k, T::zero());
+                b.read(i, &mut s.x, ld);
                 if !lower {
-                    s.x.chunks_mut(n.max(1)).for_each(|c| c.reverse());
+                    s.x.chunks_mut(ld.max(1)).for_each(|c| c[..n].reverse());
                 }
                 let t = if direct { &s.w } else { &s.t };
-                if !triangular::solve_lower(t, n, &mut s.x, k, unit_diagonal, par) {
+                if !triangular::solve_lower(t, ld, n, &mut s.x, ld, k, unit_diagonal, par) {
                     s.x.fill(T::nan());
                 }
                 if !lower {
-                    s.x.chunks_mut(n.max(1)).for_each(|c| c.reverse());
+                    s.x.chunks_mut(ld.max(1)).for_each(|c| c[..n].reverse());
                 }
-                dsts[0].write(i, &s.x);
+                dsts[0].write(i, &s.x, ld);
             }
             Routine::Qr => {
                 let k = m.min(n);
                 let c = dsts[0].cols;
                 s.taus.resize(k, T::zero());
-                qr::factor(&mut s.w, m, n, &mut s.taus, par);
-                s.x.resize(m * c, T::zero());
-                qr::form_q(&s.w, m, n, &s.taus, &mut s.x, c, par);
-                dsts[0].write(i, &s.x);
+                let blocks = qr::factor(&mut s.w, m, n, ld, &mut s.taus, par);
+                s.x.resize(ld * c, T::zero());
+                qr::form_q(&s.w, m, n, ld, &s.taus, &blocks, &mut s.x, c, par);
+                dsts[0].write(i, &s.x, ld);
                 // r: c × n, the upper triangle of w, +0 below.
                 s.t.clear();
                 s.t.resize(c * n, T::zero());
                 for col in 0..n {
                     for row in 0..(col + 1).min(k) {
-                        s.t[row + col * c] = s.w[row + col * m];
+                        s.t[row + col * c] = s.w[row + col * ld];
                     }
                 }
-                dsts[1].write(i, &s.t);
+                dsts[1].write(i, &s.t, c);
             }
         }
     }

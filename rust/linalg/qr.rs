@@ -74,28 +74,29 @@ pub(super) fn reflector<T: Scalar>(x: &mut [T]) -> T {
 /// Reflectors a block of a matrix of more than this many takes; a matrix
 /// of at most this many (min(m, n)) applies each reflector alone. The bits
 /// depend on it, on nothing else of the machine.
-pub const NB: usize = 32;
+pub const NB: usize = 64;
 
-/// Applies I - t v vᴴ to each column of `cols` (`m` rows a column) from
-/// row `j` down, v's elements below its one in `v`: col -= v (t (vᴴ col)),
-/// vᴴ col added from the pivot's row, eight columns at a time so that
-/// their dot products' chains overlap.
-fn apply_cols<T: Scalar>(v: &[T], t: T, cols: &mut [T], m: usize, j: usize) {
-    for group in cols.chunks_mut(8 * m) {
-        let g = group.len() / m;
+/// Applies I - t v vᴴ to each column of `cols` (m rows of `ld` a column,
+/// v's m - j - 1) from row `j` down, v's elements below its one in `v`:
+/// col -= v (t (vᴴ col)), vᴴ col added from the pivot's row, eight columns
+/// at a time so that their dot products' chains overlap.
+fn apply_cols<T: Scalar>(v: &[T], t: T, cols: &mut [T], ld: usize, j: usize) {
+    let m = j + 1 + v.len();
+    for group in cols.chunks_mut(8 * ld) {
+        let g = group.len() / ld;
         let mut s = [T::zero(); 8];
         for (c, x) in s.iter_mut().enumerate().take(g) {
-            *x = group[c * m + j].neg();
+            *x = group[c * ld + j].neg();
         }
         for (i, vi) in v.iter().enumerate() {
             let vc = vi.conj();
             for (c, x) in s.iter_mut().enumerate().take(g) {
-                *x = T::sub_mul(*x, vc, group[c * m + j + 1 + i]);
+                *x = T::sub_mul(*x, vc, group[c * ld + j + 1 + i]);
             }
         }
         for (c, x) in s.iter().enumerate().take(g) {
             let sc = T::mul(t, x.neg());
-            let col = &mut group[c * m + j..(c + 1) * m];
+            let col = &mut group[c * ld + j..c * ld + m];
             col[0] = T::add(col[0], sc.neg());
             for (y, vi) in col[1..].iter_mut().zip(v) {
                 *y = T::sub_mul(*y, *vi, sc);
@@ -104,35 +105,39 @@ fn apply_cols<T: Scalar>(v: &[T], t: T, cols: &mut [T], m: usize, j: usize) {
     }
 }
 
-/// Factors the m × n column-major `w` in place: r on and above its
+/// Factors the m × n column-major `w` (`ld` rows a column) in place: r on and above its
 /// diagonal, the reflectors' v below it, their τ into `taus` (min(m, n)).
 /// Past [`NB`] reflectors, each block's are applied to the columns after
-/// it at once ([`Block`]); within a block, each alone.
-pub fn factor<T: Scalar>(w: &mut [T], m: usize, n: usize, taus: &mut [T], par: bool) {
+/// it at once ([`Block`]); within a block, each alone. Answers the blocks
+/// it formed, the first first, for [`form_q`].
+pub fn factor<T: Scalar>(w: &mut [T], m: usize, n: usize, ld: usize, taus: &mut [T], par: bool) -> Vec<Block<T>> {
+    let mut blocks = Vec::new();
     let k = m.min(n);
     let nb = if k > NB { NB } else { k.max(1) };
     for j0 in (0..k).step_by(nb) {
         let j1 = (j0 + nb).min(k);
         let last = if k > NB { j1 } else { n };
         for j in j0..j1 {
-            let (head, tail) = w.split_at_mut((j + 1) * m);
-            let col = &mut head[j * m + j..];
+            let (head, tail) = w.split_at_mut((j + 1) * ld);
+            let col = &mut head[j * ld + j..j * ld + m];
             let tau = reflector(col);
             taus[j] = tau;
-            apply_cols(&col[1..], tau.conj(), &mut tail[..(last - j - 1) * m], m, j);
+            apply_cols(&col[1..], tau.conj(), &mut tail[..(last - j - 1) * ld], ld, j);
         }
         if last < n {
-            let b = Block::new(w, m, j0, j1, taus);
-            let (_, tail) = w.split_at_mut(j1 * m);
-            b.apply(&mut tail[j0..], m, n - j1, true, par);
+            let b = Block::new(w, m, ld, j0, j1, taus);
+            let (_, tail) = w.split_at_mut(j1 * ld);
+            b.apply(&mut tail[j0..], ld, n - j1, true, par);
+            blocks.push(b);
         }
     }
+    blocks
 }
 
 /// The reflectors `j0..j1` of a factored `w` as one, their product
 /// `H_j0 … H_(j1-1) = I - V T Vᴴ`: V's rows from `j0` (ones on its
 /// diagonal, zeros above), Vᴴ, and T, upper triangular.
-struct Block<T> {
+pub struct Block<T> {
     /// Reflectors and V's rows (from row j0).
     nb: usize,
     mv: usize,
@@ -142,13 +147,14 @@ struct Block<T> {
 }
 
 impl<T: Scalar> Block<T> {
-    fn new(w: &[T], m: usize, j0: usize, j1: usize, taus: &[T]) -> Block<T> {
+    /// The block of reflectors `j0..j1` of the m-row `w`, `ld` rows a column.
+    fn new(w: &[T], m: usize, ld: usize, j0: usize, j1: usize, taus: &[T]) -> Block<T> {
         let (nb, mv) = (j1 - j0, m - j0);
         let mut v = vec![T::zero(); mv * nb];
         let mut vt = vec![T::zero(); nb * mv];
         for r in 0..nb {
             v[r + r * mv] = T::one();
-            v[r + 1 + r * mv..(r + 1) * mv].copy_from_slice(&w[j0 + r + 1 + (j0 + r) * m..(j0 + r + 1) * m]);
+            v[r + 1 + r * mv..(r + 1) * mv].copy_from_slice(&w[j0 + r + 1 + (j0 + r) * ld..(j0 + r) * ld + m]);
             for i in r..mv {
                 vt[r + i * nb] = v[i + r * mv].conj();
             }
@@ -199,23 +205,32 @@ impl<T: Scalar> Block<T> {
 }
 
 /// Forms q's first `qc` columns (k or m) into `q` (m × qc, column-major)
-/// from `factor`'s `w` and `taus`, the reflectors applied in the blocks
-/// `factor` took, the last first.
-pub fn form_q<T: Scalar>(w: &[T], m: usize, n: usize, taus: &[T], q: &mut [T], qc: usize, par: bool) {
+/// from `factor`'s `w`, `taus` and `blocks`, the reflectors applied in the
+/// blocks `factor` took (those it did not form formed here alike), the
+/// last first; both `ld` rows a column.
+#[allow(clippy::too_many_arguments)]
+pub fn form_q<T: Scalar>(w: &[T], m: usize, n: usize, ld: usize, taus: &[T], blocks: &[Block<T>], q: &mut [T], qc: usize, par: bool) {
     let k = m.min(n);
-    q[..m * qc].fill(T::zero());
+    q[..ld * qc].fill(T::zero());
     for j in 0..qc {
-        q[j + j * m] = T::one();
+        q[j + j * ld] = T::one();
     }
     if k > NB {
         for j0 in (0..k).step_by(NB).rev() {
             let j1 = (j0 + NB).min(k);
-            let b = Block::new(w, m, j0, j1, taus);
-            b.apply(&mut q[j0 + j0 * m..], m, qc - j0, false, par);
+            let formed;
+            let b = match blocks.get(j0 / NB) {
+                Some(b) => b,
+                None => {
+                    formed = Block::new(w, m, ld, j0, j1, taus);
+                    &formed
+                }
+            };
+            b.apply(&mut q[j0 + j0 * ld..], ld, qc - j0, false, par);
         }
         return;
     }
     for j in (0..k).rev() {
-        apply_cols(&w[j * m + j + 1..j * m + m], taus[j], &mut q[j * m..m * qc], m, j);
+        apply_cols(&w[j * ld + j + 1..j * ld + m], taus[j], &mut q[j * ld..ld * qc], ld, j);
     }
 }

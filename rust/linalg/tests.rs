@@ -606,6 +606,9 @@ fn solve_triangular_has_the_reference_bits() {
         }
     }
     go::<f64>(300, 40);
+    // Columns of a multiple of 256 bytes: the scratch padded (batch::leading).
+    go::<f64>(256, 40);
+    go::<C64>(48, 7);
     go::<f32>(65, 13);
     go::<C32>(33, 25);
     // Rows too many for a chunk: the triangle split in halves.
@@ -741,7 +744,7 @@ fn lu_bounds<T: Scalar>(shapes: &[(usize, usize)]) {
 #[test]
 fn lu_within_its_bound_with_the_reference_bits() {
     lu_bounds::<f32>(&[(0, 0), (1, 1), (2, 2), (3, 3), (17, 17), (64, 64), (65, 65), (5, 3), (3, 5), (70, 66)]);
-    lu_bounds::<f64>(&[(1, 1), (2, 3), (17, 17), (65, 65), (130, 129), (300, 300)]);
+    lu_bounds::<f64>(&[(1, 1), (2, 3), (17, 17), (65, 65), (130, 129), (300, 300), (128, 96)]);
     lu_bounds::<C32>(&[(1, 1), (3, 3), (17, 9), (65, 65)]);
     lu_bounds::<C64>(&[(2, 2), (17, 17), (66, 130)]);
 }
@@ -842,9 +845,9 @@ fn qr_bounds<T: Scalar>(shapes: &[(usize, usize)]) {
 #[test]
 fn qr_within_its_bound() {
     qr_bounds::<f32>(&[(0, 0), (1, 1), (2, 2), (3, 3), (17, 17), (64, 64), (65, 65), (7, 3), (3, 7)]);
-    qr_bounds::<f64>(&[(1, 1), (2, 3), (17, 17), (65, 64), (120, 100)]);
+    qr_bounds::<f64>(&[(1, 1), (2, 3), (17, 17), (65, 64), (120, 100), (140, 139), (128, 100)]);
     qr_bounds::<C32>(&[(1, 1), (3, 3), (17, 9), (65, 65)]);
-    qr_bounds::<C64>(&[(2, 2), (17, 17), (66, 40)]);
+    qr_bounds::<C64>(&[(2, 2), (17, 17), (66, 40), (100, 70)]);
 }
 
 // ---------------------------------------------------------------- bits
@@ -913,7 +916,9 @@ fn bits_equal_across_batches_layouts_and_threads() {
 
 #[test]
 fn a_large_matrix_has_the_same_bits_on_1_and_3_threads() {
-    let n = 200;
+    // Large enough that each routine's updates, cholesky's chunks and
+    // lu's interchanges take threads (gemm::THREADED).
+    let n = 520;
     let a = definite::<f64>(&mut Rng(29), Kind::Random, n);
     let g = c_order(&general::<f64>(&mut Rng(31), Kind::Random, n, n), n, n);
     let mut outs = vec![];

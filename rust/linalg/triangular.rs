@@ -36,14 +36,16 @@ pub fn split(n: usize) -> usize {
 }
 
 /// Solves `t x = x` in place for each of the `m` columns of `x` (n × m,
-/// column-major), `t` lower triangular n × n column-major, its diagonal
-/// taken as ones where `unit`. Answers false, leaving `x` unspecified,
-/// where a diagonal element it reads is zero.
-pub fn solve_lower<T: Scalar>(t: &[T], n: usize, x: &mut [T], m: usize, unit: bool, par: bool) -> bool {
-    if !unit && (0..n).any(|i| t[i + i * n].is_zero()) {
+/// column-major, `ldx` rows a column), `t` lower triangular n × n
+/// column-major (`ldt` rows a column), its diagonal taken as ones where
+/// `unit`. Answers false, leaving `x` unspecified, where a diagonal element
+/// it reads is zero.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_lower<T: Scalar>(t: &[T], ldt: usize, n: usize, x: &mut [T], ldx: usize, m: usize, unit: bool, par: bool) -> bool {
+    if !unit && (0..n).any(|i| t[i + i * ldt].is_zero()) {
         return false;
     }
-    lower_columns(t, n, n, x, n, m, unit, par);
+    lower_columns(t, ldt, n, x, ldx, m, unit, par);
     true
 }
 
@@ -146,6 +148,9 @@ fn chunk<T: Scalar>(rows: &Rows<T>, t: &[T], ldt: usize, x: &mut [T], ldx: usize
                 let cols = mr.min(cn - p * mr);
                 let panel = &fp[p * mr * n + k0 * mr..][..d * mr];
                 let a = &ap[k0 * nr..][..d * nr];
+                if p + 1 < np {
+                    gemm::prefetch_tile(x.as_ptr().wrapping_add(i0 + (p + 1) * mr * ldx), ldx, h, mr.min(cn - (p + 1) * mr));
+                }
                 // SAFETY: the tile's rows i0..i0 + h of columns
                 // p mr..p mr + cols lie in x (checked on entry) and are this
                 // chunk's alone; the panels hold d depths of mr and nr
