@@ -695,8 +695,8 @@ fn groupings_of_four_step_lines_keep_their_bits() {
     }
 }
 
-/// Butterflies run over whole blocks of lanes, then the rest one at a
-/// time: lines side by side in batches of 1 to 33 (stages of 1 to 528
+/// A stage's loop over lanes runs whole vectors, then the rest one lane at
+/// a time: lines side by side in batches of 1 to 33 (stages of 1 to 528
 /// lanes) each keep the bits of the line alone, and are within the bound.
 #[test]
 fn blocks_and_rests_of_lanes_keep_the_bits_of_a_line_alone() {
