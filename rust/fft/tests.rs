@@ -694,3 +694,25 @@ fn groupings_of_four_step_lines_keep_their_bits() {
         }
     }
 }
+
+/// A stage's loop over lanes runs whole vectors, then the rest one lane at
+/// a time: lines side by side in batches of 1 to 33 (stages of 1 to 528
+/// lanes) each keep the bits of the line alone, and are within the bound.
+#[test]
+fn blocks_and_rests_of_lanes_keep_the_bits_of_a_line_alone() {
+    for n in [32usize, 12, 2] {
+        for lines in [1usize, 15, 16, 17, 33] {
+            let x = randoms::<f32>(2 * n * lines, 40 + (n * lines) as u64);
+            let all = transform::<f32>(Kind::C2c(Forward), &[n, lines], &[0], &x);
+            for l in [0, lines / 2, lines - 1] {
+                let column = |v: &[f32]| -> Vec<f32> {
+                    (0..n).flat_map(|j| [v[2 * (j * lines + l)], v[2 * (j * lines + l) + 1]]).collect()
+                };
+                let one = transform::<f32>(Kind::C2c(Forward), &[n], &[0], &column(&x));
+                assert!(same_bits(&one, &column(&all)), "{n} points, line {l} of {lines}");
+            }
+        }
+        check_c2c::<f32>(&[n, 17], &[0], 41);
+        check_c2c::<f64>(&[n, 33], &[0], 42);
+    }
+}
