@@ -85,7 +85,8 @@ fn pool() -> Result<Arc<rayon::ThreadPool>, String> {
 /// thread runs it or in which order, and `work` may not use the pool itself
 /// (`rayon::join`, [`install`]): the calling thread is not one of its own.
 pub fn run_parts(parts: usize, work: impl Fn(usize) + Sync) {
-    let helpers = threads().min(parts).saturating_sub(1);
+    // A one-part job (every small call's) asks nothing of the pool's state.
+    let helpers = if parts <= 1 { 0 } else { threads().min(parts) - 1 };
     if helpers == 0 {
         return (0..parts).for_each(work);
     }

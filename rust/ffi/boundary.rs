@@ -106,10 +106,6 @@ ocaml_interop::impl_to_ocaml_variant! {
     }
 }
 
-fn answer_to_ocaml(cr: &mut OCamlRuntime, a: Answer) -> OCaml<'_, OCamlAnswer> {
-    a.to_ocaml(cr)
-}
-
 /// Runs a planned call through the door: its claims taken at once (waiting,
 /// with the domain lock released, while another call holds a conflicting
 /// one), its work run with the lock released where it is long.
@@ -169,7 +165,7 @@ pub fn call<'a, C: Call>(
     let planned = unsafe { buffer_memories(rooted.get(cr).raw()) }.and_then(|mems| plan(&mems));
     let answer = execute(cr, kernel, planned);
     drop(rooted);
-    answer_to_ocaml(cr, answer)
+    answer.to_ocaml(cr)
 }
 
 /// The bytes of an OCaml string or bytes value.
@@ -219,5 +215,5 @@ pub unsafe fn call_unrooted<'a, C: Call>(
         },
         planned => unsafe { rooted_execute(cr, kernel, buffers, planned) },
     };
-    answer_to_ocaml(cr, answer)
+    answer.to_ocaml(cr)
 }
