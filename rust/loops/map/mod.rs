@@ -714,18 +714,18 @@ impl Loop {
     /// Runs the first [`SEGMENTS`] segments of `segment` elements of this
     /// loop of one row on the calling thread, alternately streamed each way
     /// (in the order P H H P, repeated, so that a drift in the machine's
-    /// speed weighs on both alike), adds the times to the process's
-    /// measurement ([`streaming::decide`]), and gives this loop streaming
-    /// as the process now takes.
+    /// speed weighs on both alike), adds each way's least segment time to
+    /// the process's measurement ([`streaming::decide`]), and gives this
+    /// loop streaming as the process now takes.
     fn calibrate(&self, prog: &Prog, segment: usize) -> Loop {
         let ways = [self.streaming_as(Streaming::Prefetched), self.streaming_as(Streaming::Hardware)];
-        let mut spent = [0.0f64; 2];
+        let mut spent = [f64::INFINITY; 2];
         for (k, way) in [0, 1, 1, 0].into_iter().cycle().take(SEGMENTS).enumerate() {
             let lp = &ways[way];
             let tiles = lp.inner.div_ceil(lp.tile);
             let clock = std::time::Instant::now();
             lp.run_items(prog, k * segment / lp.tile, (k + 1) * segment / lp.tile, 1, tiles);
-            spent[way] += clock.elapsed().as_secs_f64();
+            spent[way] = spent[way].min(clock.elapsed().as_secs_f64());
         }
         self.streaming_as(streaming::decide(spent[0], spent[1]))
     }

@@ -35,7 +35,15 @@ static CHOICE: AtomicU8 = AtomicU8::new(0);
 /// unevenly, so one loop alone can mislead.
 pub const MEASURED_LOOPS: u64 = 3;
 
-/// Nanoseconds spent each way by the loops measured so far, and their count.
+/// How much less time the prefetched way must take before the process
+/// leaves the hardware's: where the two are close, the hardware's way
+/// loses little, while the prefetched way taken wrongly (a measurement that
+/// another process disturbed) costs up to half the speed for the life of
+/// the process.
+pub const PREFETCHED_MARGIN: f64 = 0.9;
+
+/// Nanoseconds each way took over the loops measured so far (the sum of
+/// each loop's least segment time that way), and their count.
 static SPENT: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 static MEASURED: AtomicU64 = AtomicU64::new(0);
 
@@ -49,18 +57,27 @@ pub fn choice() -> Option<Streaming> {
 }
 
 /// Adds a loop's measurement, `prefetched_s` against `hardware_s` seconds
-/// over the same work, to the process's; once [`MEASURED_LOOPS`] loops have
-/// measured, records the way that took less time in all, unless another
-/// loop recorded one first. Gives the way to take now: the choice, or
-/// [`UNMEASURED`] while there is none.
+/// over the same work (each the least of several segments' times, which a
+/// preemption or a page fault inflates less than a sum), to the process's;
+/// once [`MEASURED_LOOPS`] loops have measured, records the prefetched way
+/// where it took less than [`PREFETCHED_MARGIN`] of the hardware's time in
+/// all, else the hardware's, unless another loop recorded a choice first.
+/// Gives the way to take now: the choice, or [`UNMEASURED`] while there is
+/// none.
 pub fn decide(prefetched_s: f64, hardware_s: f64) -> Streaming {
     SPENT[0].fetch_add((prefetched_s * 1e9) as u64, Ordering::Relaxed);
     SPENT[1].fetch_add((hardware_s * 1e9) as u64, Ordering::Relaxed);
     if MEASURED.fetch_add(1, Ordering::Relaxed) + 1 >= MEASURED_LOOPS {
-        let faster = if SPENT[0].load(Ordering::Relaxed) < SPENT[1].load(Ordering::Relaxed) { 1 } else { 2 };
-        let _ = CHOICE.compare_exchange(0, faster, Ordering::Relaxed, Ordering::Relaxed);
+        let way = way_of(SPENT[0].load(Ordering::Relaxed), SPENT[1].load(Ordering::Relaxed));
+        let _ = CHOICE.compare_exchange(0, 1 + way as u8, Ordering::Relaxed, Ordering::Relaxed);
     }
     choice().unwrap_or(UNMEASURED)
+}
+
+/// The way to take where streaming took `prefetched` nanoseconds the
+/// prefetched way and `hardware` the hardware's (see [`PREFETCHED_MARGIN`]).
+fn way_of(prefetched: u64, hardware: u64) -> Streaming {
+    if (prefetched as f64) < PREFETCHED_MARGIN * hardware as f64 { Streaming::Prefetched } else { Streaming::Hardware }
 }
 
 /// Forgets the choice and the measurements, so that the next loops that
@@ -70,4 +87,18 @@ pub fn forget() {
     CHOICE.store(0, Ordering::Relaxed);
     MEASURED.store(0, Ordering::Relaxed);
     SPENT.iter().for_each(|s| s.store(0, Ordering::Relaxed));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prefetched_way_is_taken_only_where_it_is_a_margin_faster() {
+        assert_eq!(way_of(1000, 1000), Streaming::Hardware);
+        assert_eq!(way_of(950, 1000), Streaming::Hardware);
+        assert_eq!(way_of(1100, 1000), Streaming::Hardware);
+        assert_eq!(way_of(850, 1000), Streaming::Prefetched);
+        assert_eq!(way_of(0, 1), Streaming::Prefetched);
+    }
 }
