@@ -52,6 +52,29 @@ unsafe fn copy_elements(size: usize, src: *const u8, src_step: isize, dst: *mut 
         // SAFETY: both runs are n * size bytes (caller).
         return std::ptr::copy_nonoverlapping(src, dst, n * size);
     }
+    if src_step == 0 && dst_step == size as isize && n > 0 {
+        // One element repeated (a broadcast operand, a constant): read once
+        // and stored by a vectorised fill; element by element, filling the
+        // column of `x - max(x, axis=1)` over [512; 1024] took twice as
+        // long as the subtraction.
+        macro_rules! fill {
+            ($w:literal) => {{
+                // SAFETY: element 0 of the source lies in valid memory and
+                // the n elements of the destination's run do (caller);
+                // `[u8; w]` has alignment 1.
+                let x = (src as *const [u8; $w]).read_unaligned();
+                std::slice::from_raw_parts_mut(dst as *mut [u8; $w], n).fill(x);
+            }};
+        }
+        match size {
+            1 => fill!(1),
+            2 => fill!(2),
+            4 => fill!(4),
+            8 => fill!(8),
+            _ => fill!(16),
+        }
+        return;
+    }
     macro_rules! each {
         ($w:literal) => {
             for i in 0..n as isize {
