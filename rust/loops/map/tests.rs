@@ -546,13 +546,17 @@ fn streamed_loops_of_transcendental_kinds_take_long_tiles_their_kinds_fetch() {
     // exp(a * b): the kind reads a column that nothing fetches ahead.
     let mut exp_of_product = with(Node::Binary(Binary::Mul, 0, 1));
     exp_of_product.push(Node::Unary(Unary::Exp, 2));
-    assert!(matches!(tiling_of(&mut bufs, exp_of_product, &[n], false), Tiling::Streamed(t) if t <= TILE));
+    assert!(matches!(tiling_of(&mut bufs, exp_of_product.clone(), &[n], false), Tiling::Streamed(t) if t <= TILE));
     // A strided operand keeps the fitted tiles, prefetched, for its blocks.
     let side = n.isqrt();
     assert_eq!(tiling_of(&mut bufs, exp.clone(), &[side, side], true), Tiling::Blocked(fitted));
     assert_eq!(Tiling::Blocked(fitted).tile(Streaming::Hardware), (fitted, true));
-    // In the caches: whole tiles, fetched by the hardware.
-    assert_eq!(tiling_of(&mut bufs, exp, &[1000], false), Tiling::Cached);
+    // In the caches: whole tiles, fetched by the hardware; long ones where
+    // every node reads or writes its operand in place.
+    assert_eq!(tiling_of(&mut bufs, exp, &[1000], false), Tiling::CachedInPlace);
+    assert_eq!(Tiling::CachedInPlace.tile(Streaming::Prefetched), (TILE_LONG, false));
+    assert_eq!(tiling_of(&mut bufs, exp_of_product, &[1000], false), Tiling::Cached);
+    assert_eq!(Tiling::Cached.tile(Streaming::Prefetched), (TILE, false));
     let transcendental: Vec<Unary> = Unary::ALL.into_iter().filter(|k| k.is_transcendental()).collect();
     assert_eq!(transcendental.first(), Some(&Unary::Exp));
     assert_eq!(transcendental.last(), Some(&Unary::Erf));
