@@ -49,10 +49,10 @@ pub fn sizes() -> Sizes {
     Sizes { l1: c.l1.unwrap_or(32 << 10), l2: c.l2.unwrap_or(1 << 20), l3: c.largest.unwrap_or(8 << 20) }
 }
 
-/// Bytes of the largest cache the machine reports; 32 MiB where it reports
-/// none.
+/// Bytes of the largest cache: [`Sizes::l3`], with its fallback where
+/// the machine reports none.
 pub fn largest() -> usize {
-    reported().largest.unwrap_or(32 << 20)
+    sizes().l3
 }
 
 /// The caches described by (level, type, size) entries as Linux writes
