@@ -62,8 +62,25 @@ let nx_slice_sum side =
   let a = Nx.ones Nx.float32 [| side; side |] in
   fun () -> ignore (Sys.opaque_identity (Nx.sum (Nx.slice [ Nx.R (0, side / 2); Nx.Rs (0, side, 2) ] a)))
 
-let cases =
+(* The steps of softmax along axis 1 of [rows; 1024], one at a time. *)
+let softmax_steps rows =
+  let x = Nx.init Nx.float32 [| rows; 1024 |] (fun i -> float ((i.(0) * 31 + i.(1) * 7) mod 97) /. 10.) in
+  let m = Nx.max ~axes:[ 1 ] ~keepdims:true x in
+  let d = Nx.sub x m in
+  let e = Nx.exp d in
+  let s = Nx.sum ~axes:[ 1 ] ~keepdims:true e in
+  let name step = Printf.sprintf "softmax %dx1024 %s" rows step in
   [
+    (name "max", fun () -> ignore (Sys.opaque_identity (Nx.max ~axes:[ 1 ] ~keepdims:true x)));
+    (name "sub", fun () -> ignore (Sys.opaque_identity (Nx.sub x m)));
+    (name "exp", fun () -> ignore (Sys.opaque_identity (Nx.exp d)));
+    (name "sum", fun () -> ignore (Sys.opaque_identity (Nx.sum ~axes:[ 1 ] ~keepdims:true e)));
+    (name "div", fun () -> ignore (Sys.opaque_identity (Nx.div e s)));
+  ]
+
+let cases =
+  softmax_steps 512
+  @ [
     ("map add float32 1", map_case [| 1 |]);
     ("map add float32 32x32", map_case [| 32; 32 |]);
     ("reduce sum float32 1", reduce_case 1 (K.Monoid K.Sum));

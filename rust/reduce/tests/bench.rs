@@ -111,4 +111,15 @@ fn bench() {
         };
         report(&format!("{name} float32 10M"), time(30, call));
     }
+    // Every other term of the rows of a [N / 8192; 8192] grid, as
+    // `Nx.sum (slice [...; Rs (0, 8192, 2)] x)` reads them.
+    let rows = N / 8192;
+    let grid = Layout { dtype: Dtype::Float32, shape: vec![rows, 4096], strides: vec![8192, 2], offset: 0 };
+    let every_other = View::new(grid, src.memory).unwrap();
+    let sum = Reduction::Monoid(Monoidal::Sum);
+    let call = || {
+        let p = plan_reduce(load.clone(), vec![rows, 4096], vec![0, 1], vec![(sum, 0)], vec![value.clone()], vec![Load::Plain(every_other.clone())]).unwrap();
+        p.run().unwrap();
+    };
+    report("sum of a stride-2 view", time(30, call));
 }
