@@ -3,7 +3,9 @@
 //! written from, a column-major scratch the routines compute on, so that
 //! neither layouts nor batches reach the arithmetic.
 
+use crate::core::caches::sizes as caches;
 use crate::core::dtype::Dtype;
+use crate::core::pool;
 use crate::core::layout::{Layout, Memory, View};
 use crate::linalg::scalar::Scalar;
 
@@ -30,9 +32,19 @@ const TILE: usize = 8;
 /// ask the cache for.
 const AHEAD: usize = 8;
 
-/// The tiles of an m × n matrix, column band after band: `(i0, i1, j0, j1)`.
-fn tiles(m: usize, n: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
-    (0..n).step_by(TILE).flat_map(move |j0| (0..m).step_by(TILE).map(move |i0| (i0, (i0 + TILE).min(m), j0, (j0 + TILE).min(n))))
+/// The tiles of columns `c0..c1` of an m-row matrix, column band after
+/// band: `(i0, i1, j0, j1)`.
+fn tiles(m: usize, c0: usize, c1: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
+    (c0..c1).step_by(TILE).flat_map(move |j0| (0..m).step_by(TILE).map(move |i0| (i0, (i0 + TILE).min(m), j0, (j0 + TILE).min(c1))))
+}
+
+/// The bands of columns a copy of an m × n matrix of `T` splits into,
+/// one a thread: several where `par` and it is at least half the L2
+/// cache's bytes (long enough that a woken thread's start is a small part
+/// of its share), else one; each band whole tiles.
+fn bands<T>(m: usize, n: usize, par: bool) -> usize {
+    let bytes = m * n * std::mem::size_of::<T>();
+    if par && bytes >= caches().l2 / 2 { pool::threads().min(n.div_ceil(TILE)).max(1) } else { 1 }
 }
 
 /// The leading dimension of a column-major scratch of `rows` rows of `T`:
@@ -93,15 +105,32 @@ impl Mats {
     /// `ld` (at least `self.rows`), by tiles of [`TILE`] rows and columns, each read along
     /// its shorter stride and written whole column by column, so that
     /// neither side revisits a cache line (matrices of power-of-two
-    /// strides map a tile's lines to one cache set).
-    pub fn read<T: Scalar>(&self, b: usize, dst: &mut [T], ld: usize) {
-        debug_assert_eq!(T::DTYPE, self.dtype);
+    /// strides map a tile's lines to one cache set). Where `par` and the
+    /// matrix is large, bands of its columns go to the pool's threads.
+    pub fn read<T: Scalar>(&self, b: usize, dst: &mut [T], ld: usize, par: bool) {
         let (m, n) = (self.rows, self.cols);
         assert!(ld >= m && dst.len() >= ld * n);
+        let parts = bands::<T>(m, n, par);
+        if parts <= 1 {
+            return self.read_cols(b, dst, ld, 0, n);
+        }
+        let per = n.div_ceil(parts).div_ceil(TILE) * TILE;
+        pool::install(|| {
+            use rayon::prelude::*;
+            dst[..ld * n].par_chunks_mut(per * ld).enumerate().for_each(|(p, d)| self.read_cols(b, d, ld, p * per, ((p + 1) * per).min(n)))
+        })
+    }
+
+    /// [`Mats::read`]'s columns `c0..c1` of matrix `b`, into `dst` from
+    /// its first column.
+    fn read_cols<T: Scalar>(&self, b: usize, dst: &mut [T], ld: usize, c0: usize, c1: usize) {
+        debug_assert_eq!(T::DTYPE, self.dtype);
+        let m = self.rows;
+        assert!(c0 <= c1 && c1 <= self.cols && ld >= m && dst.len() >= ld * (c1 - c0).saturating_sub(1) + m);
         let p = self.base.base as *const T;
         let s = self.start(b);
         let (rs, cs) = (self.rs, self.cs);
-        for (i0, i1, j0, j1) in tiles(m, n) {
+        for (i0, i1, j0, j1) in tiles(m, c0, c1) {
             self.ahead(s, i0, j0, j1);
             let mut tile = [[T::zero(); TILE]; TILE];
             // SAFETY (each read): the view was checked to lie in its
@@ -122,7 +151,7 @@ impl Mats {
                 }
             }
             for j in j0..j1 {
-                let col = &mut dst[i0 + j * ld..i1 + j * ld];
+                let col = &mut dst[i0 + (j - c0) * ld..i1 + (j - c0) * ld];
                 match <&mut [T; TILE]>::try_from(&mut *col) {
                     Ok(whole) => *whole = tile[j - j0],
                     Err(_) => col.copy_from_slice(&tile[j - j0][..i1 - i0]),
@@ -158,19 +187,36 @@ impl Mats {
     }
 
     /// Writes `src`, column-major with leading dimension `ld` (at least
-    /// `self.rows`), into matrix `b`, by tiles as [`Mats::read`] reads.
-    pub fn write<T: Scalar>(&self, b: usize, src: &[T], ld: usize) {
-        debug_assert_eq!(T::DTYPE, self.dtype);
+    /// `self.rows`), into matrix `b`, by tiles as [`Mats::read`] reads,
+    /// bands of columns to the threads as it gives them.
+    pub fn write<T: Scalar>(&self, b: usize, src: &[T], ld: usize, par: bool) {
         let (m, n) = (self.rows, self.cols);
         assert!(ld >= m && src.len() >= ld * n);
+        let parts = bands::<T>(m, n, par);
+        if parts <= 1 {
+            return self.write_cols(b, src, ld, 0, n);
+        }
+        let per = n.div_ceil(parts).div_ceil(TILE) * TILE;
+        pool::install(|| {
+            use rayon::prelude::*;
+            src[..ld * n].par_chunks(per * ld).enumerate().for_each(|(p, d)| self.write_cols(b, d, ld, p * per, ((p + 1) * per).min(n)))
+        })
+    }
+
+    /// [`Mats::write`]'s columns `c0..c1` of matrix `b`, from `src` from
+    /// its first column.
+    fn write_cols<T: Scalar>(&self, b: usize, src: &[T], ld: usize, c0: usize, c1: usize) {
+        debug_assert_eq!(T::DTYPE, self.dtype);
+        let m = self.rows;
+        assert!(c0 <= c1 && c1 <= self.cols && ld >= m && src.len() >= ld * (c1 - c0).saturating_sub(1) + m);
         let p = self.base.base as *mut T;
         let s = self.start(b);
         let (rs, cs) = (self.rs, self.cs);
-        for (i0, i1, j0, j1) in tiles(m, n) {
+        for (i0, i1, j0, j1) in tiles(m, c0, c1) {
             self.ahead(s, i0, j0, j1);
             let mut tile = [[T::zero(); TILE]; TILE];
             for j in j0..j1 {
-                let col = &src[i0 + j * ld..i1 + j * ld];
+                let col = &src[i0 + (j - c0) * ld..i1 + (j - c0) * ld];
                 match <&[T; TILE]>::try_from(col) {
                     Ok(whole) => tile[j - j0] = *whole,
                     Err(_) => tile[j - j0][..i1 - i0].copy_from_slice(col),
@@ -179,7 +225,8 @@ impl Mats {
             // SAFETY (each write): as in `read`; the destination does not
             // map two indices to one element and no other destination or
             // operand shares its bytes (checked in planning), so no other
-            // thread writes or reads this element.
+            // thread writes or reads this element (the threads of a write
+            // take disjoint columns).
             let put = |i: usize, j: usize, x: T| unsafe { p.offset(s + i as isize * rs + j as isize * cs).write_unaligned(x) };
             if rs.unsigned_abs() <= cs.unsigned_abs() {
                 for j in j0..j1 {

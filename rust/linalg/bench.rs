@@ -64,7 +64,7 @@ fn timings() {
             let a: Vec<f64> = (0..ld * k).map(|i| (i % 17) as f64).collect();
             let f: Vec<f64> = (0..k * m).map(|i| (i % 13) as f64).collect();
             let mut c = vec![0f64; ld * m];
-            let ms = best(|| gemm::sub_product(&mut c, ld, m, &a, ld, gemm::Coef { f: &f, ks: 1, cs: k, conj: false }, k, m, true));
+            let ms = best(|| gemm::sub_product(&mut c, ld, m, &a, ld, gemm::Coef { f: &f, ks: 1, cs: k, conj: false }, k, m, gemm::Band::Full, true));
             println!("gemm 1024 × 256 × 1024 f64, ld {ld}: {ms:.1} ms, {:.1} GFMA/s", (m * m * k) as f64 / ms / 1e6);
         }
         println!("cholesky 10000 × 4²  f64: {:.3} ms", time::<f64>(chol, &[10000, 4, 4], &[vec![10000, 4, 4]], 1));

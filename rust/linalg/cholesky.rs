@@ -12,7 +12,7 @@
 //! threads take whole chunks.
 
 use crate::core::pool;
-use crate::linalg::gemm::{self, Coef};
+use crate::linalg::gemm::{self, Band, Coef};
 use crate::linalg::scalar::{Real, Scalar};
 use crate::linalg::triangular::{split, BASE};
 
@@ -63,7 +63,7 @@ fn columns<T: Scalar>(w: &mut [T], n: usize, ld: usize, j0: usize, j1: usize, pa
     let update = |(c0, cols): (usize, &mut [T])| {
         let c1 = (c0 + CHUNK).min(j1);
         let f = gemm::pack(Coef { f: &head[c0 + j0 * ld..], ks: ld, cs: 1, conj: true }, jm - j0, c1 - c0);
-        gemm::sub_packed(&mut cols[c0..], ld, n - c0, &head[c0 + j0 * ld..], ld, &f, par && !by_chunks);
+        gemm::sub_packed(&mut cols[c0..], ld, n - c0, &head[c0 + j0 * ld..], ld, &f, Band::Full, par && !by_chunks);
     };
     if by_chunks {
         pool::install(|| {

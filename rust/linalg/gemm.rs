@@ -47,6 +47,34 @@ impl<T: Scalar> Coef<'_, T> {
 /// factorisations of 256 × 256 slower on two threads than on one.
 pub const THREADED: usize = 1 << 21;
 
+/// Where A of an update `C -= A F` is known zero, so that a panel of C's
+/// rows skips those depths. Rows go in groups of the widest microkernel's
+/// rows of sums (`T::micro(true).nr`, which every narrower kernel's divides),
+/// and a group takes the depths any of its rows may need: the products an
+/// element takes are then the same on every instruction set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Band {
+    /// No zeros known: every row takes every depth.
+    Full,
+    /// `A(i, k) = 0` for `k < i`: a group of rows from `g` takes depths
+    /// from `g`.
+    Upper,
+    /// `A(i, k) = 0` for `k > i`: a group of rows below `g + G` takes
+    /// depths below `g + G` (G the group's rows).
+    Lower,
+}
+
+impl Band {
+    /// The depths `lo..hi` (of `kn`) the group of rows `g..g + rows` takes.
+    fn depths(self, g: usize, rows: usize, kn: usize) -> (usize, usize) {
+        match self {
+            Band::Full => (0, kn),
+            Band::Upper => (g.min(kn), kn),
+            Band::Lower => (0, (g + rows).min(kn)),
+        }
+    }
+}
+
 /// A pointer to the output, shared by the parts, which write disjoint rows.
 #[derive(Clone, Copy)]
 struct Out<T>(*mut T);
@@ -139,9 +167,11 @@ pub(super) unsafe fn run_tile<T: Copy>(mk: Micro<T>, d: usize, panel: &[T], a: &
 
 /// `C(i, c) -= Σ_k A(i, k) F(k, c)` for `i < m`, `c < n`, `k < kn` (F's
 /// extents, `f` its packed form), C at `c[i + c ldc]` and A at
-/// `a[i + k lda]`, each product fused in increasing k. Splits its rows over
+/// `a[i + k lda]`, each product fused in increasing k, the depths `band`
+/// says are zero in A left out by groups of rows. Splits its rows over
 /// the pool's threads where `par` and the work is large.
-pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: usize, f: &Packed<T>, par: bool) {
+#[allow(clippy::too_many_arguments)]
+pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: usize, f: &Packed<T>, band: Band, par: bool) {
     let (n, kn, kc, mk) = (f.n, f.kn, f.kc, f.mk);
     if m == 0 || n == 0 || kn == 0 {
         return;
@@ -150,6 +180,8 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
     assert!(ldc >= m && c.len() >= (n - 1) * ldc + m, "C lies in its slice");
     assert!(lda >= m && a.len() >= (kn - 1) * lda + m, "A lies in its slice");
     let (mr, nr) = (mk.mr, mk.nr);
+    let group = T::micro(true).nr;
+    debug_assert!(group.is_multiple_of(nr));
     // Chunks of columns whose packed coefficients fill at most about half
     // the L2 cache, of even widths (whole panels), so that none is a sliver.
     let most = ((caches().l2 / 2 / (kc * std::mem::size_of::<T>())) / mr).max(1) * mr;
@@ -172,14 +204,22 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
                 for ip in p0..p1 {
                     let i0 = ip * nr;
                     let rows = nr.min(m - i0);
-                    let ap = &mut ap[..nr * kk];
+                    // This slice's depths the row panel's group takes.
+                    let g = i0 / group * group;
+                    let (lo, hi) = band.depths(g, group, kn);
+                    let (d0, d1) = (lo.max(k0), hi.min(k0 + kk));
+                    if d0 >= d1 {
+                        continue;
+                    }
+                    let dn = d1 - d0;
+                    let ap = &mut ap[..nr * dn];
                     if rows == nr {
                         for (k, depth) in ap.chunks_exact_mut(nr).enumerate() {
-                            copy_panel(depth, &a[i0 + (k0 + k) * lda..][..nr]);
+                            copy_panel(depth, &a[i0 + (d0 + k) * lda..][..nr]);
                         }
                     } else {
-                        for k in 0..kk {
-                            let src = &a[i0 + (k0 + k) * lda..][..rows];
+                        for k in 0..dn {
+                            let src = &a[i0 + (d0 + k) * lda..][..rows];
                             ap[k * nr..k * nr + rows].copy_from_slice(src);
                             ap[k * nr + rows..(k + 1) * nr].fill(T::zero());
                         }
@@ -187,7 +227,7 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
                     let (q0, q1) = (c0 / mr, (c0 + cn).div_ceil(mr));
                     for p in q0..q1 {
                         let cols = mr.min(n - p * mr);
-                        let panel = &slice[p * mr * kk..(p + 1) * mr * kk];
+                        let panel = &slice[p * mr * kk + (d0 - k0) * mr..p * mr * kk + (d1 - k0) * mr];
                         // The next tile's C, asked for ahead (the next row
                         // panel's first where this is the chunk's last).
                         let (pn, ni) = if p + 1 < q1 { (p + 1, i0) } else { (q0, i0 + nr) };
@@ -196,10 +236,10 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
                         }
                         // SAFETY: the tile's rows i0..i0 + rows of columns
                         // p mr..p mr + cols lie in C (checked on entry) and
-                        // are this part's alone; the panels hold kk depths
+                        // are this part's alone; the panels hold dn depths
                         // of mr and nr values; `T::micro` gave a kernel of
                         // this CPU's instructions.
-                        unsafe { run_tile(mk, kk, panel, &ap, out.0.add(i0 + p * mr * ldc), ldc, rows, cols, &mut tile) }
+                        unsafe { run_tile(mk, dn, panel, &ap, out.0.add(i0 + p * mr * ldc), ldc, rows, cols, &mut tile) }
                     }
                 }
             }
@@ -258,7 +298,7 @@ pub fn copy_panel<T: Copy>(dst: &mut [T], src: &[T]) {
 /// each packing its own (at least two chunks a thread); else each chunk's
 /// rows split over them.
 #[allow(clippy::too_many_arguments)]
-pub fn sub_product<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: usize, f: Coef<T>, kn: usize, n: usize, par: bool) {
+pub fn sub_product<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: usize, f: Coef<T>, kn: usize, n: usize, band: Band, par: bool) {
     if m == 0 || n == 0 || kn == 0 {
         return;
     }
@@ -281,7 +321,7 @@ pub fn sub_product<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: u
     let update = |(c0, cols): (usize, &mut [T])| {
         let cn = chunk.min(n - c0);
         let fc = Coef { f: &f.f[c0 * f.cs..], ..f };
-        sub_packed(cols, ldc, m, a, lda, &pack(fc, kn, cn), par && !by_chunks);
+        sub_packed(cols, ldc, m, a, lda, &pack(fc, kn, cn), band, par && !by_chunks);
     };
     if by_chunks {
         pool::install(|| {

@@ -14,7 +14,7 @@
 //! interchanges applied to the first half's columns.
 
 use crate::core::pool;
-use crate::linalg::gemm::{self, Coef};
+use crate::linalg::gemm::{self, Band, Coef};
 use crate::linalg::scalar::Scalar;
 use crate::linalg::triangular::{self, split, BASE};
 
@@ -89,7 +89,7 @@ fn columns<T: Scalar>(w: &mut [T], m: usize, ld: usize, j0: usize, j1: usize, pi
         triangular::lower_columns(&l[j0..], ld, jm - j0, &mut tail[j0..], ld, j1 - jm, true, par);
         // Rows jm..m of columns jm..j1 less L's rows there times those U rows.
         let f = gemm::pack(Coef { f: &tail[j0..], ks: 1, cs: ld, conj: false }, jm - j0, j1 - jm);
-        gemm::sub_packed(&mut tail[jm..], ld, m - jm, &l[jm..], ld, &f, par);
+        gemm::sub_packed(&mut tail[jm..], ld, m - jm, &l[jm..], ld, &f, Band::Full, par);
     }
     columns(w, m, ld, jm, j1, pivots, perm, par);
     interchange(w, ld, j0, jm, pivots, jm, j1, par);

@@ -7,7 +7,8 @@
 //! that its results are a function of its values alone, whatever its batch,
 //! its layout or the threads. The threads take whole matrices of a batch
 //! (small ones in groups computed at once, lane by lane: [`lanes`]), or, for a batch of one, whole columns of a factorisation's updates,
-//! neither of which changes an element's chain of operations.
+//! neither of which changes an element's chain of operations; a large
+//! matrix alone is also read and written by bands of columns, one a thread.
 //!
 //! Destinations that share bytes with an operand are accepted: the operands
 //! are then read from copies the call holds.
@@ -224,6 +225,17 @@ struct Scratch<T> {
     idx2: Vec<i64>,
 }
 
+/// Makes `v` `len` long, of zeros where it grows. A first scratch comes
+/// from zeroed pages, without a pass to clear it, so that the read into it
+/// touches its pages first, on the threads it takes.
+fn sized<T: Scalar>(v: &mut Vec<T>, len: usize) {
+    if v.is_empty() {
+        *v = vec![T::zero(); len];
+    } else {
+        v.resize(len, T::zero());
+    }
+}
+
 impl Plan {
     fn run_as<T: Scalar>(self) {
         let mut held = Vec::new();
@@ -276,8 +288,8 @@ impl Plan {
         let (m, n) = (a.rows, a.cols);
         // Columns padded where their length would map them to few cache sets.
         let ld = batch::leading::<T>(m);
-        s.w.resize(ld * n, T::zero());
-        a.read(i, &mut s.w, ld);
+        sized(&mut s.w, ld * n);
+        a.read(i, &mut s.w, ld, par);
         match self.routine {
             Routine::Cholesky(t) => {
                 if !cholesky::factor(&mut s.w, n, ld, par) {
@@ -285,14 +297,14 @@ impl Plan {
                 } else if t == Triangle::Upper {
                     cholesky::to_upper(&mut s.w, n, ld);
                 }
-                dsts[0].write(i, &s.w, ld);
+                dsts[0].write(i, &s.w, ld, par);
             }
             Routine::Lu => {
                 let k = m.min(n);
                 s.idx.resize(k, 0);
                 s.idx2.resize(m, 0);
                 lu::factor(&mut s.w, m, n, ld, &mut s.idx, &mut s.idx2, par);
-                dsts[0].write(i, &s.w, ld);
+                dsts[0].write(i, &s.w, ld, par);
                 dsts[1].write_index(i, &s.idx);
                 dsts[2].write_index(i, &s.idx2);
             }
@@ -319,8 +331,8 @@ impl Plan {
                     }
                 }
                 // x: b's n rows a column, padded as a's.
-                s.x.resize(ld * k, T::zero());
-                b.read(i, &mut s.x, ld);
+                sized(&mut s.x, ld * k);
+                b.read(i, &mut s.x, ld, par);
                 if !lower {
                     s.x.chunks_mut(ld.max(1)).for_each(|c| c[..n].reverse());
                 }
@@ -331,7 +343,7 @@ impl Plan {
                 if !lower {
                     s.x.chunks_mut(ld.max(1)).for_each(|c| c[..n].reverse());
                 }
-                dsts[0].write(i, &s.x, ld);
+                dsts[0].write(i, &s.x, ld, par);
             }
             Routine::Qr => {
                 let k = m.min(n);
@@ -340,7 +352,7 @@ impl Plan {
                 let blocks = qr::factor(&mut s.w, m, n, ld, &mut s.taus, par);
                 s.x.resize(ld * c, T::zero());
                 qr::form_q(&s.w, m, n, ld, &s.taus, &blocks, &mut s.x, c, par);
-                dsts[0].write(i, &s.x, ld);
+                dsts[0].write(i, &s.x, ld, par);
                 // r: c × n, the upper triangle of w, +0 below.
                 s.t.clear();
                 s.t.resize(c * n, T::zero());
@@ -349,7 +361,7 @@ impl Plan {
                         s.t[row + col * c] = s.w[row + col * ld];
                     }
                 }
-                dsts[1].write(i, &s.t, c);
+                dsts[1].write(i, &s.t, c, par);
             }
         }
     }

@@ -6,9 +6,12 @@
 //! dot products add in increasing row from the pivot's element, each
 //! product fused ([`Scalar::sub_mul`]). Past [`NB`] reflectors, they are
 //! applied in blocks, `I - V T Vᴴ` (the compact WY form), by packed
-//! products ([`gemm`]).
+//! products ([`gemm`]) that leave out the depths where the triangular V,
+//! Vᴴ and T are zero (by groups of rows the same on every instruction
+//! set, [`Band`]); forming q, the columns of a block still the identity's
+//! take Vᴴ's elements as the product would sum them, without the product.
 
-use crate::linalg::gemm::{self, Coef};
+use crate::linalg::gemm::{self, Band, Coef};
 use crate::linalg::scalar::{Real, Scalar};
 
 /// The Euclidean norm of `xs` (and `extra`), scaled by the largest
@@ -127,7 +130,7 @@ pub fn factor<T: Scalar>(w: &mut [T], m: usize, n: usize, ld: usize, taus: &mut 
         if last < n {
             let b = Block::new(w, m, ld, j0, j1, taus);
             let (_, tail) = w.split_at_mut(j1 * ld);
-            b.apply(&mut tail[j0..], ld, n - j1, true, par);
+            b.apply(&mut tail[j0..], ld, n - j1, true, 0, par);
             blocks.push(b);
         }
     }
@@ -162,7 +165,7 @@ impl<T: Scalar> Block<T> {
         // g = -Vᴴ V, then T column by column: T[j, j] = τ_j and
         // T[..j, j] = T[..j, ..j] (-τ_j V[.., ..j]ᴴ v_j).
         let mut g = vec![T::zero(); nb * nb];
-        gemm::sub_product(&mut g, nb, nb, &vt, nb, Coef { f: &v, ks: 1, cs: mv, conj: false }, mv, nb, false);
+        gemm::sub_product(&mut g, nb, nb, &vt, nb, Coef { f: &v, ks: 1, cs: mv, conj: false }, mv, nb, Band::Upper, false);
         let mut t = vec![T::zero(); nb * nb];
         let mut z = vec![T::zero(); nb];
         for j in 0..nb {
@@ -183,24 +186,37 @@ impl<T: Scalar> Block<T> {
     }
 
     /// `c := (I - V T Vᴴ)ᴴ c` where `adjoint`, else `(I - V T Vᴴ) c`, `c`
-    /// the `mv` × `nc` block at `c[i + col ld]`: `W = Vᴴ c`, `Y = Tᴴ W`
-    /// (or `T W`), `c -= V Y`, each a packed product.
-    fn apply(&self, c: &mut [T], ld: usize, nc: usize, adjoint: bool, par: bool) {
+    /// the `mv` × `nc` block at `c[i + col ld]`, whose first `eye` columns
+    /// are the identity's: `W = Vᴴ c`, `Y = Tᴴ W` (or `T W`), `c -= V Y`,
+    /// each a packed product. V and T are triangular (their zeros left out
+    /// of the products, [`Band`]); W's first `eye` columns are Vᴴ's, each
+    /// element as the product would sum it: its one nonzero term alone.
+    fn apply(&self, c: &mut [T], ld: usize, nc: usize, adjoint: bool, eye: usize, par: bool) {
         let (nb, mv) = (self.nb, self.mv);
         if nc == 0 {
             return;
         }
-        // -W, then Y = 0 - op(T) (-W).
+        // -W, then Y = 0 - op(T) (-W). The product's element of an
+        // identity's column is +0 less its one product, the rest adding
+        // zeros that leave it as it is: 0 - Vᴴ's element.
         let mut wn = vec![T::zero(); nb * nc];
-        gemm::sub_product(&mut wn, nb, nb, &self.vt, nb, Coef { f: &c[..], ks: 1, cs: ld, conj: false }, mv, nc, par);
+        for (col, w) in wn.chunks_exact_mut(nb).enumerate().take(eye) {
+            for (r, y) in w.iter_mut().enumerate() {
+                *y = T::add(T::zero(), self.vt[r + col * nb].neg());
+            }
+        }
+        if nc > eye {
+            let f = Coef { f: &c[eye * ld..], ks: 1, cs: ld, conj: false };
+            gemm::sub_product(&mut wn[eye * nb..], nb, nb, &self.vt, nb, f, mv, nc - eye, Band::Upper, par);
+        }
         let op: Vec<T> = if adjoint {
             (0..nb * nb).map(|x| self.t[x / nb + (x % nb) * nb].conj()).collect()
         } else {
             self.t.clone()
         };
         let mut y = vec![T::zero(); nb * nc];
-        gemm::sub_product(&mut y, nb, nb, &op, nb, Coef { f: &wn, ks: 1, cs: nb, conj: false }, nb, nc, par);
-        gemm::sub_product(c, ld, mv, &self.v, mv, Coef { f: &y, ks: 1, cs: nb, conj: false }, nb, nc, par);
+        gemm::sub_product(&mut y, nb, nb, &op, nb, Coef { f: &wn, ks: 1, cs: nb, conj: false }, nb, nc, if adjoint { Band::Lower } else { Band::Upper }, par);
+        gemm::sub_product(c, ld, mv, &self.v, mv, Coef { f: &y, ks: 1, cs: nb, conj: false }, nb, nc, Band::Lower, par);
     }
 }
 
@@ -226,7 +242,9 @@ pub fn form_q<T: Scalar>(w: &[T], m: usize, n: usize, ld: usize, taus: &[T], blo
                     &formed
                 }
             };
-            b.apply(&mut q[j0 + j0 * ld..], ld, qc - j0, false, par);
+            // Q's columns j0..j1 from row j0 are still the identity's: the
+            // blocks after this one reached only rows and columns from j1.
+            b.apply(&mut q[j0 + j0 * ld..], ld, qc - j0, false, j1 - j0, par);
         }
         return;
     }

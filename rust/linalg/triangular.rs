@@ -22,7 +22,7 @@
 
 use crate::core::caches::sizes as caches;
 use crate::core::{isa, pool};
-use crate::linalg::gemm::{self, Coef};
+use crate::linalg::gemm::{self, Band, Coef};
 use crate::linalg::scalar::Scalar;
 
 /// Columns at or below which cholesky and lu factor a panel directly; a
@@ -67,7 +67,7 @@ pub fn lower_columns<T: Scalar>(t: &[T], ldt: usize, n: usize, x: &mut [T], ldx:
         let n1 = split(n);
         lower_columns(t, ldt, n1, x, ldx, m, unit, par);
         let f = gemm::pack(Coef { f: &x[..], ks: 1, cs: ldx, conj: false }, n1, m);
-        gemm::sub_packed(&mut x[n1..], ldx, n - n1, &t[n1..], ldt, &f, par);
+        gemm::sub_packed(&mut x[n1..], ldx, n - n1, &t[n1..], ldt, &f, Band::Full, par);
         lower_columns(&t[n1 + n1 * ldt..], ldt, n - n1, &mut x[n1..], ldx, m, unit, par);
         return;
     }
