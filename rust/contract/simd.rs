@@ -292,3 +292,78 @@ macro_rules! lanes4 {
 }
 lanes4!(f32_lanes4, f32, 8, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_fmadd_ps);
 lanes4!(f64_lanes4, f64, 4, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_fmadd_pd);
+
+/// Deals depths `0..kc` (a multiple of 8) of four rows of float32 into a
+/// panel: row r's depth k to `out[k w + r]`, four rows' values of a depth
+/// written together (a 4 by 8 transpose in registers on AVX2).
+///
+/// # Safety
+/// Each row holds `kc` values; `out` holds `(kc - 1) w + 4` values.
+#[inline]
+pub unsafe fn deal4_f32(rows: [*const f32; 4], kc: usize, out: *mut f32, w: usize) {
+    debug_assert!(kc % 8 == 0);
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    // SAFETY: the loads read depths k..k + 8 < kc of each row, the stores
+    // write out[(k + j) w..][..4] for k + j < kc (the caller's contract).
+    unsafe {
+        use core::arch::x86_64::*;
+        for k in (0..kc).step_by(8) {
+            let [r0, r1, r2, r3] = rows.map(|r| _mm256_loadu_ps(r.add(k)));
+            let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
+            let (t2, t3) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
+            // Depths j and j + 4 of the four rows, for j = 0, 1, 2, 3.
+            let d = [_mm256_shuffle_ps::<0x44>(t0, t2), _mm256_shuffle_ps::<0xEE>(t0, t2), _mm256_shuffle_ps::<0x44>(t1, t3), _mm256_shuffle_ps::<0xEE>(t1, t3)];
+            for (j, v) in d.into_iter().enumerate() {
+                _mm_storeu_ps(out.add((k + j) * w), _mm256_castps256_ps128(v));
+                _mm_storeu_ps(out.add((k + j + 4) * w), _mm256_extractf128_ps::<1>(v));
+            }
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+    // SAFETY: as above.
+    unsafe {
+        for k in 0..kc {
+            for (r, row) in rows.iter().enumerate() {
+                *out.add(k * w + r) = *row.add(k);
+            }
+        }
+    }
+}
+
+/// [`deal4_f32`] of float64: depths `0..kc` (a multiple of 4) of four
+/// rows, row r's depth k to `out[k w + r]` (a 4 by 4 transpose).
+///
+/// # Safety
+/// As [`deal4_f32`].
+#[inline]
+pub unsafe fn deal4_f64(rows: [*const f64; 4], kc: usize, out: *mut f64, w: usize) {
+    debug_assert!(kc % 4 == 0);
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    // SAFETY: as in `deal4_f32`.
+    unsafe {
+        use core::arch::x86_64::*;
+        for k in (0..kc).step_by(4) {
+            let [r0, r1, r2, r3] = rows.map(|r| _mm256_loadu_pd(r.add(k)));
+            let (t0, t1) = (_mm256_unpacklo_pd(r0, r1), _mm256_unpackhi_pd(r0, r1));
+            let (t2, t3) = (_mm256_unpacklo_pd(r2, r3), _mm256_unpackhi_pd(r2, r3));
+            let d = [
+                _mm256_permute2f128_pd::<0x20>(t0, t2),
+                _mm256_permute2f128_pd::<0x20>(t1, t3),
+                _mm256_permute2f128_pd::<0x31>(t0, t2),
+                _mm256_permute2f128_pd::<0x31>(t1, t3),
+            ];
+            for (j, v) in d.into_iter().enumerate() {
+                _mm256_storeu_pd(out.add((k + j) * w), v);
+            }
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+    // SAFETY: as above.
+    unsafe {
+        for k in 0..kc {
+            for (r, row) in rows.iter().enumerate() {
+                *out.add(k * w + r) = *row.add(k);
+            }
+        }
+    }
+}
