@@ -140,31 +140,43 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
 /// Outputs `o0..o1` of a plan of one column (a matrix times a vector),
 /// a run of rows of one batch index at a time: b's terms of that batch
 /// index read (or cast) once, then four rows at a time, so that each block
-/// of b is read once for four rows of a ([`Elem::lane_block4`]); a group
-/// short of four repeats its last row. Each run's outputs are stored
-/// together.
+/// of b is read once for four rows of a ([`Elem::lane_block4`]), or eight
+/// where a is larger than the largest cache and the acc's type has a
+/// streaming kernel ([`Elem::lane_block8_streaming`]); a group short of
+/// its rows repeats its last. Each run's outputs are stored together.
 #[allow(clippy::too_many_arguments)]
 fn column<E: Elem>(p: &Plan, r: &Readers<E>, ri: Option<Read<E>>, sink: &Sink<E>, blocks: usize, with_init: &impl Fn(E, E) -> E, (o0, o1): (usize, usize)) {
+    let big = p.nb.saturating_mul(p.m).saturating_mul(p.k).saturating_mul(std::mem::size_of::<E>()) > crate::core::caches::sizes().l3;
+    if big && E::lane_block8_streaming([&[]; 8], &[]).is_some() {
+        rows_by::<E, 8>(p, r, ri, sink, blocks, with_init, (o0, o1), &|x, y| E::lane_block8_streaming(x, y).expect("a streaming kernel"));
+    } else {
+        rows_by::<E, 4>(p, r, ri, sink, blocks, with_init, (o0, o1), &E::lane_block4);
+    }
+}
+
+/// [`column`]'s work, `G` rows at a time by `sums`, the block sums of
+/// `G` rows of products sharing `b`.
+#[allow(clippy::too_many_arguments)]
+fn rows_by<E: Elem, const G: usize>(p: &Plan, r: &Readers<E>, ri: Option<Read<E>>, sink: &Sink<E>, blocks: usize, with_init: &impl Fn(E, E) -> E, (o0, o1): (usize, usize), block_sums: &impl Fn([&[E]; G], &[E]) -> [E; G]) {
     let per = BLOCK / E::TERMS;
-    let mut bufs: [Vec<E>; 5] = Default::default();
-    let mut leaves: [Vec<E>; 4] = std::array::from_fn(|_| vec![E::ZERO; blocks]);
+    let mut xb: [Vec<E>; G] = std::array::from_fn(|_| Vec::new());
+    let mut bb = Vec::new();
+    let mut leaves: [Vec<E>; G] = std::array::from_fn(|_| vec![E::ZERO; blocks]);
     let mut sums = vec![E::ZERO; o1 - o0];
     let mut o = o0;
     while o < o1 {
         let (bi, i0) = (o / p.m, o % p.m);
         let run = (p.m - i0).min(o1 - o);
-        let [b0, b1, b2, b3, bb] = &mut bufs;
-        let y = if p.k == 0 { &[][..] } else { terms(&p.b, r.b, p.acc, bi, 0, 0, p.k, bb) };
-        let mut xb = [b0, b1, b2, b3];
+        let y = if p.k == 0 { &[][..] } else { terms(&p.b, r.b, p.acc, bi, 0, 0, p.k, &mut bb) };
         let out = &mut sums[o - o0..][..run];
-        for (g, group) in out.chunks_mut(4).enumerate() {
-            let i = i0 + 4 * g;
-            let rows: [usize; 4] = std::array::from_fn(|q| i + q.min(group.len() - 1));
+        for (g, group) in out.chunks_mut(G).enumerate() {
+            let i = i0 + G * g;
+            let rows: [usize; G] = std::array::from_fn(|q| i + q.min(group.len() - 1));
             for blk in 0..blocks {
                 let (k0, len) = (blk * per, per.min(p.k - blk * per));
                 let mut x = xb.iter_mut().zip(rows).map(|(buf, row)| terms(&p.a, r.a, p.acc, bi, row, k0, len, buf));
-                let x: [&[E]; 4] = std::array::from_fn(|_| x.next().expect("four rows"));
-                for (l, s) in leaves.iter_mut().zip(E::lane_block4(x, &y[k0..k0 + len])) {
+                let x: [&[E]; G] = std::array::from_fn(|_| x.next().expect("a row a buffer"));
+                for (l, s) in leaves.iter_mut().zip(block_sums(x, &y[k0..k0 + len])) {
                     l[blk] = s;
                 }
             }
