@@ -155,19 +155,34 @@ fn pack<E: Elem>(s: &Side, (read, sread): (Read<E>, Read<E>), acc: Dtype, bi: us
             // Runs of 8 depths of each index read as arrays and dealt
             // into the panel's depths.
             let whole = kc - kc % 8;
+            // Whole groups of four rows of float32 or float64, their runs
+            // dealt four at a time by a transpose in registers.
+            let grouped = if dealt::<E>() { valid - valid % 4 } else { 0 };
+            for g in (0..grouped).step_by(4) {
+                for q in first + g + 4..(first + g + 8).min(o1) {
+                    prefetch_run(at(s.outer[q], depth[0]), kc);
+                }
+                // SAFETY: the rows hold `kc` depths from depth[0] (as
+                // `at`: depth[k0 + kk] = depth[k0] + kk), and the panel
+                // `(kc - 1) w + g + 4` values, g + 4 <= valid <= w.
+                unsafe { deal4(std::array::from_fn(|q| at(outer[g + q], depth[0]).cast_const()), whole, panel.as_mut_ptr().add(g), w) };
+            }
             for (r, &o) in outer.iter().enumerate() {
                 let row = at(o, depth[0]);
-                // The run of the index 4 on (rows of a matrix lie apart,
-                // too short for the CPU to fetch ahead on its own) on its
-                // way into the cache while this one is dealt.
-                if let Some(&ahead) = s.outer.get(first + r + 4).filter(|_| first + r + 4 < o1) {
-                    prefetch_run(at(ahead, depth[0]), kc);
-                }
-                for k8 in (0..whole).step_by(8) {
-                    // SAFETY: as `at`: depth[k0 + kk] = depth[k0] + kk.
-                    let v = unsafe { row.add(k8).cast::<[E; 8]>().read_unaligned() };
-                    for (t, x) in v.into_iter().enumerate() {
-                        panel[(k8 + t) * w + r] = x;
+                if r >= grouped {
+                    // The run of the index 4 on (rows of a matrix lie
+                    // apart, too short for the CPU to fetch ahead on its
+                    // own) on its way into the cache while this one is
+                    // dealt.
+                    if let Some(&ahead) = s.outer.get(first + r + 4).filter(|_| first + r + 4 < o1) {
+                        prefetch_run(at(ahead, depth[0]), kc);
+                    }
+                    for k8 in (0..whole).step_by(8) {
+                        // SAFETY: as `at`: depth[k0 + kk] = depth[k0] + kk.
+                        let v = unsafe { row.add(k8).cast::<[E; 8]>().read_unaligned() };
+                        for (t, x) in v.into_iter().enumerate() {
+                            panel[(k8 + t) * w + r] = x;
+                        }
                     }
                 }
                 for kk in whole..kc {
@@ -367,6 +382,33 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
             })
         }))
     });
+}
+
+/// Whether [`deal4`] deals `E`'s values: `f32`'s and `f64`'s.
+fn dealt<E: Elem>() -> bool {
+    use std::any::TypeId;
+    [TypeId::of::<f32>(), TypeId::of::<f64>()].contains(&TypeId::of::<E>())
+}
+
+/// Deals depths `0..kc` (a multiple of 8) of four rows into a panel of
+/// `w` values a depth: row r's depth k to `out[k w + r]` ([`dealt`] types
+/// only).
+///
+/// # Safety
+/// Each row holds `kc` values; `out` holds `(kc - 1) w + 4`.
+unsafe fn deal4<E: Elem>(rows: [*const E; 4], kc: usize, out: *mut E, w: usize) {
+    use std::any::TypeId;
+    // SAFETY: E is f32 or f64, as the type ids say, so the pointers are
+    // of that type; the extents are the caller's.
+    unsafe {
+        if TypeId::of::<E>() == TypeId::of::<f32>() {
+            super::simd::deal4_f32(rows.map(|p| p.cast()), kc, out.cast(), w)
+        } else if TypeId::of::<E>() == TypeId::of::<f64>() {
+            super::simd::deal4_f64(rows.map(|p| p.cast()), kc, out.cast(), w)
+        } else {
+            unreachable!("deal4 of a type `dealt` refuses")
+        }
+    }
 }
 
 /// Asks the CPU to bring the `len` values from `x` into the L1 cache; a

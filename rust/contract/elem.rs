@@ -156,6 +156,13 @@ pub trait Elem: Copy + Default + PartialEq + Send + Sync + std::fmt::Debug + 'st
         let n = a.iter().fold(b.len(), |n, x| n.min(x.len()));
         a.map(|x| Self::lane_block(&x[..n], &b[..n]))
     }
+    /// [`Elem::lane_block`] of eight rows of products sharing `b`, each
+    /// of the shortest's length, by a kernel for a matrix too large for the
+    /// caches, where this type and CPU have one (float32 on AVX-512);
+    /// `None` otherwise.
+    fn lane_block8_streaming(_a: [&[Self]; 8], _b: &[Self]) -> Option<[Self; 8]> {
+        None
+    }
     /// The terms a product takes in lane order: 1, or 2 for a complex one.
     const TERMS: usize = 1;
     /// The microkernel of the packed loop: AVX-512's where `wide` and
@@ -217,7 +224,7 @@ macro_rules! real_elem {
     ($t:ty, $col:ident, $dtype:ident, [$($same:ident),*], $zero:literal,
      of |$v:ident, $acc:ident| $of:expr,
      add |$x:ident, $y:ident| $add:expr, mul $mul:expr, fma |$z:ident| $fma:expr,
-     $rows:path, $rows4:path, $micro:path) => {
+     $rows:path, $rows4:path, $micro:path $(, $block8:path)?) => {
         impl Elem for $t {
             const ZERO: $t = $zero;
             const DTYPE: Dtype = Dtype::$dtype;
@@ -266,6 +273,11 @@ macro_rules! real_elem {
                     fold(l, n.min(16))
                 })
             }
+            $(
+            fn lane_block8_streaming(a: [&[$t]; 8], b: &[$t]) -> Option<[$t; 8]> {
+                $block8(a, b)
+            }
+            )?
             fn micro(wide: bool) -> Micro<$t> {
                 $micro(wide)
             }
@@ -274,6 +286,30 @@ macro_rules! real_elem {
             }
         }
     };
+}
+
+/// [`Elem::lane_block8_streaming`] of float32: AVX-512's eight rows
+/// ([`f32_lanes8_streaming`](super::simd::f32_lanes8_streaming)), the
+/// tails and the lanes' tree as [`Elem::lane_block`]'s.
+fn f32_block8(a: [&[f32]; 8], b: &[f32]) -> Option<[f32; 8]> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::core::isa::avx512() {
+        let n = a.iter().fold(b.len(), |n, x| n.min(x.len()));
+        let mut lanes = [[0f32; 16]; 8];
+        // SAFETY: each slice holds n values, n / 16 whole rows of 16; the
+        // CPU has AVX-512 F (`isa::avx512`).
+        unsafe { super::simd::f32_lanes8_streaming(a.map(|x| x.as_ptr()), b.as_ptr(), n / 16, &mut lanes) };
+        let full = n - n % 16;
+        return Some(core::array::from_fn(|r| {
+            let l = &mut lanes[r];
+            for t in 0..n - full {
+                l[t] = a[r][full + t].mul_add(b[full + t], l[t]);
+            }
+            fold(l, n.min(16))
+        }));
+    }
+    let _ = (a, b);
+    None
 }
 
 /// A float's value as Cast casts it into the float type `$t`.
@@ -289,7 +325,7 @@ macro_rules! float_of {
 }
 
 real_elem!(f32, F32, Float32, [], 0.0, of |v, _acc| float_of!(v, f32),
-    add |x, y| x + y, mul x * y, fma |z| x.mul_add(y, z), super::simd::f32_lanes, super::simd::f32_lanes4, super::simd::f32_micro);
+    add |x, y| x + y, mul x * y, fma |z| x.mul_add(y, z), super::simd::f32_lanes, super::simd::f32_lanes4, super::simd::f32_micro, f32_block8);
 real_elem!(f64, F64, Float64, [], 0.0, of |v, _acc| float_of!(v, f64),
     add |x, y| x + y, mul x * y, fma |z| x.mul_add(y, z), super::simd::f64_lanes, super::simd::f64_lanes4, super::simd::f64_micro);
 real_elem!(i32, I32, Int32, [Uint32], 0, of |v, acc| { let (bits, signed) = int_acc(acc); integer(v, bits, signed) as i32 },

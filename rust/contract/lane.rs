@@ -25,9 +25,10 @@ fn tree<E: Elem>(first: usize, count: usize, parallel: bool, leaf: &(impl Fn(usi
 
 /// Reads depths `k0..k0 + len` of outer index `o` of `s` at batch `bi`:
 /// a slice of memory where its dtype is the acc's, unscaled, stepping one
-/// element, aligned; else cast (and scaled) into `buf`.
+/// element, aligned; else cast (and scaled) into `buf`, grown to `len`
+/// where it is shorter (so that a call reading in place allocates none).
 #[allow(clippy::too_many_arguments)]
-fn terms<'a, E: Elem>(s: &'a Side, (read, sread): (Read<E>, Read<E>), acc: Dtype, bi: usize, o: usize, k0: usize, len: usize, buf: &'a mut [E]) -> &'a [E] {
+fn terms<'a, E: Elem>(s: &'a Side, (read, sread): (Read<E>, Read<E>), acc: Dtype, bi: usize, o: usize, k0: usize, len: usize, buf: &'a mut Vec<E>) -> &'a [E] {
     let in_place = s.in_place::<E>(acc);
     if in_place && s.scale.is_none() && (s.depth_step == Some(1) || len == 1) {
         // SAFETY: the view was checked against its buffer, and its elements
@@ -39,6 +40,9 @@ fn terms<'a, E: Elem>(s: &'a Side, (read, sread): (Read<E>, Read<E>), acc: Dtype
             // are stored in place (`Plan::scratch`).
             return unsafe { std::slice::from_raw_parts(p, len) };
         }
+    }
+    if buf.len() < len {
+        buf.resize(len, E::ZERO);
     }
     for (t, x) in buf[..len].iter_mut().enumerate() {
         *x = s.get(read, sread, acc, in_place, (bi, o, k0 + t));
@@ -64,14 +68,18 @@ fn block<E: Elem>(p: &Plan, r: &Readers<E>, (bi, i, j): (usize, usize, usize), b
     E::lane_block(x, y)
 }
 
-/// Scratch for one block's terms of a and of b.
+/// Scratch for one block's terms of a and of b, grown where first needed.
 fn buffers<E: Elem>() -> [Vec<E>; 2] {
-    [vec![E::ZERO; BLOCK], vec![E::ZERO; BLOCK]]
+    [Vec::new(), Vec::new()]
 }
 
-/// The blocks' tree over `leaves`, the blocks' sums in order.
+/// The blocks' tree over `leaves`, the blocks' sums in order: a lone
+/// block's sum is the tree's.
 fn tree_of<E: Elem>(leaves: &[E]) -> E {
-    tree(0, leaves.len(), false, &|b| leaves[b])
+    match leaves {
+        [one] => *one,
+        _ => tree(0, leaves.len(), false, &|b| leaves[b]),
+    }
 }
 
 /// Runs the plan's products in lane order into `sink`.
@@ -130,46 +138,56 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
 }
 
 /// Outputs `o0..o1` of a plan of one column (a matrix times a vector),
-/// four rows of one batch index at a time, so that each block of b is read
-/// once for four rows of a ([`Elem::lane_block4`]); a group short of four
-/// repeats its last row.
-/// The part's outputs are stored together, a run of rows of one batch
-/// index at a time.
+/// a run of rows of one batch index at a time: b's terms of that batch
+/// index read (or cast) once, then four rows at a time, so that each block
+/// of b is read once for four rows of a ([`Elem::lane_block4`]), or eight
+/// where a is larger than the largest cache and the acc's type has a
+/// streaming kernel ([`Elem::lane_block8_streaming`]); a group short of
+/// its rows repeats its last. Each run's outputs are stored together.
 #[allow(clippy::too_many_arguments)]
 fn column<E: Elem>(p: &Plan, r: &Readers<E>, ri: Option<Read<E>>, sink: &Sink<E>, blocks: usize, with_init: &impl Fn(E, E) -> E, (o0, o1): (usize, usize)) {
+    let big = p.nb.saturating_mul(p.m).saturating_mul(p.k).saturating_mul(std::mem::size_of::<E>()) > crate::core::caches::sizes().l3;
+    if big && E::lane_block8_streaming([&[]; 8], &[]).is_some() {
+        rows_by::<E, 8>(p, r, ri, sink, blocks, with_init, (o0, o1), &|x, y| E::lane_block8_streaming(x, y).expect("a streaming kernel"));
+    } else {
+        rows_by::<E, 4>(p, r, ri, sink, blocks, with_init, (o0, o1), &E::lane_block4);
+    }
+}
+
+/// [`column`]'s work, `G` rows at a time by `sums`, the block sums of
+/// `G` rows of products sharing `b`.
+#[allow(clippy::too_many_arguments)]
+fn rows_by<E: Elem, const G: usize>(p: &Plan, r: &Readers<E>, ri: Option<Read<E>>, sink: &Sink<E>, blocks: usize, with_init: &impl Fn(E, E) -> E, (o0, o1): (usize, usize), block_sums: &impl Fn([&[E]; G], &[E]) -> [E; G]) {
     let per = BLOCK / E::TERMS;
-    let mut bufs: [Vec<E>; 5] = std::array::from_fn(|_| vec![E::ZERO; BLOCK]);
-    let mut leaves: [Vec<E>; 4] = std::array::from_fn(|_| vec![E::ZERO; blocks]);
-    let mut sums = Vec::with_capacity(o1 - o0);
+    let mut xb: [Vec<E>; G] = std::array::from_fn(|_| Vec::new());
+    let mut bb = Vec::new();
+    let mut leaves: [Vec<E>; G] = std::array::from_fn(|_| vec![E::ZERO; blocks]);
+    let mut sums = vec![E::ZERO; o1 - o0];
     let mut o = o0;
     while o < o1 {
-        let (bi, i) = (o / p.m, o % p.m);
-        let count = 4.min(o1 - o).min(p.m - i);
-        let rows: [usize; 4] = std::array::from_fn(|q| i + q.min(count - 1));
-        for blk in 0..blocks {
-            let (k0, len) = (blk * per, per.min(p.k - blk * per));
-            let [b0, b1, b2, b3, bb] = &mut bufs;
-            let y = terms(&p.b, r.b, p.acc, bi, 0, k0, len, bb);
-            let mut x = [b0, b1, b2, b3].into_iter().zip(rows).map(|(buf, row)| terms(&p.a, r.a, p.acc, bi, row, k0, len, buf));
-            let x: [&[E]; 4] = std::array::from_fn(|_| x.next().expect("four rows"));
-            for (l, s) in leaves.iter_mut().zip(E::lane_block4(x, y)) {
-                l[blk] = s;
+        let (bi, i0) = (o / p.m, o % p.m);
+        let run = (p.m - i0).min(o1 - o);
+        let y = if p.k == 0 { &[][..] } else { terms(&p.b, r.b, p.acc, bi, 0, 0, p.k, &mut bb) };
+        let out = &mut sums[o - o0..][..run];
+        for (g, group) in out.chunks_mut(G).enumerate() {
+            let i = i0 + G * g;
+            let rows: [usize; G] = std::array::from_fn(|q| i + q.min(group.len() - 1));
+            for blk in 0..blocks {
+                let (k0, len) = (blk * per, per.min(p.k - blk * per));
+                let mut x = xb.iter_mut().zip(rows).map(|(buf, row)| terms(&p.a, r.a, p.acc, bi, row, k0, len, buf));
+                let x: [&[E]; G] = std::array::from_fn(|_| x.next().expect("a row a buffer"));
+                for (l, s) in leaves.iter_mut().zip(block_sums(x, &y[k0..k0 + len])) {
+                    l[blk] = s;
+                }
+            }
+            for (q, (l, v)) in leaves.iter().zip(group.iter_mut()).enumerate() {
+                let mut init = [E::ZERO];
+                p.init_row(ri, bi, i + q, 0, &mut init);
+                let sum = if blocks == 0 { E::ZERO } else { tree_of(l) };
+                *v = with_init(sum, init[0]);
             }
         }
-        for (q, l) in leaves.iter().enumerate().take(count) {
-            let mut v = [E::ZERO];
-            p.init_row(ri, bi, i + q, 0, &mut v);
-            let sum = if blocks == 0 { E::ZERO } else { tree_of(l) };
-            sums.push(with_init(sum, v[0]));
-        }
-        o += count;
-    }
-    // The runs of rows of one batch index.
-    let mut o = o0;
-    while o < o1 {
-        let (bi, i) = (o / p.m, o % p.m);
-        let run = (p.m - i).min(o1 - o);
-        sink.put_column(bi, i, &sums[o - o0..o - o0 + run]);
+        sink.put_column(bi, i0, out);
         o += run;
     }
 }

@@ -93,19 +93,29 @@ pub fn blocked_offsets(shape: &[usize], strides: &[isize], blocks: Option<&[usiz
     let n = extent(shape, axes);
     let mut out = Vec::new();
     out.try_reserve_exact(n).map_err(|_| format!("the offsets of {n} indices cannot be allocated"))?;
+    if n == 0 {
+        return Ok(out);
+    }
     out.push(base);
     for &ax in axes.iter().rev() {
         // Each axis, from the innermost out, repeats what is built so far at
         // each of its indices; the earlier axes vary slowest.
-        let now = out.len();
-        for i in 1..shape[ax] {
-            let step = (i / blocks.map_or(1, |b| b[ax])) as isize * strides[ax];
-            for j in 0..now {
-                out.push(out[j] + step);
+        let (now, blk, first) = (out.len(), blocks.map_or(1, |b| b[ax]), out[0]);
+        if now == 1 {
+            // (No division where each index is its own block.)
+            match blk {
+                1 => out.extend((1..shape[ax] as isize).map(|i| first + i * strides[ax])),
+                _ => out.extend((1..shape[ax]).map(|i| first + (i / blk) as isize * strides[ax])),
             }
+            continue;
         }
-        if shape[ax] == 0 {
-            out.clear();
+        for i in 1..shape[ax] {
+            let step = (i / blk) as isize * strides[ax];
+            out.extend_from_within(..now);
+            let at = out.len() - now;
+            for x in &mut out[at..] {
+                *x += step;
+            }
         }
     }
     Ok(out)

@@ -292,3 +292,112 @@ macro_rules! lanes4 {
 }
 lanes4!(f32_lanes4, f32, 8, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_fmadd_ps);
 lanes4!(f64_lanes4, f64, 4, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_fmadd_pd);
+
+/// Deals depths `0..kc` (a multiple of 8) of four rows of float32 into a
+/// panel: row r's depth k to `out[k w + r]`, four rows' values of a depth
+/// written together (a 4 by 8 transpose in registers on AVX2).
+///
+/// # Safety
+/// Each row holds `kc` values; `out` holds `(kc - 1) w + 4` values.
+#[inline]
+pub unsafe fn deal4_f32(rows: [*const f32; 4], kc: usize, out: *mut f32, w: usize) {
+    debug_assert!(kc % 8 == 0);
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    // SAFETY: the loads read depths k..k + 8 < kc of each row, the stores
+    // write out[(k + j) w..][..4] for k + j < kc (the caller's contract).
+    unsafe {
+        use core::arch::x86_64::*;
+        for k in (0..kc).step_by(8) {
+            let [r0, r1, r2, r3] = rows.map(|r| _mm256_loadu_ps(r.add(k)));
+            let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
+            let (t2, t3) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
+            // Depths j and j + 4 of the four rows, for j = 0, 1, 2, 3.
+            let d = [_mm256_shuffle_ps::<0x44>(t0, t2), _mm256_shuffle_ps::<0xEE>(t0, t2), _mm256_shuffle_ps::<0x44>(t1, t3), _mm256_shuffle_ps::<0xEE>(t1, t3)];
+            for (j, v) in d.into_iter().enumerate() {
+                _mm_storeu_ps(out.add((k + j) * w), _mm256_castps256_ps128(v));
+                _mm_storeu_ps(out.add((k + j + 4) * w), _mm256_extractf128_ps::<1>(v));
+            }
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+    // SAFETY: as above.
+    unsafe {
+        for k in 0..kc {
+            for (r, row) in rows.iter().enumerate() {
+                *out.add(k * w + r) = *row.add(k);
+            }
+        }
+    }
+}
+
+/// [`deal4_f32`] of float64: depths `0..kc` (a multiple of 4) of four
+/// rows, row r's depth k to `out[k w + r]` (a 4 by 4 transpose).
+///
+/// # Safety
+/// As [`deal4_f32`].
+#[inline]
+pub unsafe fn deal4_f64(rows: [*const f64; 4], kc: usize, out: *mut f64, w: usize) {
+    debug_assert!(kc % 4 == 0);
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    // SAFETY: as in `deal4_f32`.
+    unsafe {
+        use core::arch::x86_64::*;
+        for k in (0..kc).step_by(4) {
+            let [r0, r1, r2, r3] = rows.map(|r| _mm256_loadu_pd(r.add(k)));
+            let (t0, t1) = (_mm256_unpacklo_pd(r0, r1), _mm256_unpackhi_pd(r0, r1));
+            let (t2, t3) = (_mm256_unpacklo_pd(r2, r3), _mm256_unpackhi_pd(r2, r3));
+            let d = [
+                _mm256_permute2f128_pd::<0x20>(t0, t2),
+                _mm256_permute2f128_pd::<0x20>(t1, t3),
+                _mm256_permute2f128_pd::<0x31>(t0, t2),
+                _mm256_permute2f128_pd::<0x31>(t1, t3),
+            ];
+            for (j, v) in d.into_iter().enumerate() {
+                _mm256_storeu_pd(out.add((k + j) * w), v);
+            }
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+    // SAFETY: as above.
+    unsafe {
+        for k in 0..kc {
+            for (r, row) in rows.iter().enumerate() {
+                *out.add(k * w + r) = *row.add(k);
+            }
+        }
+    }
+}
+
+/// [`f32_lanes4`]'s steps for eight rows sharing `b`, on AVX-512 (a row's
+/// 16 lanes one vector), for a matrix too large for the caches: each row's
+/// values some 4 KiB ahead asked for every fourth line, so that the eight
+/// streams from memory keep more loads in flight than the CPU's own
+/// prefetching does. `rows` whole rows of 16 products of each of `a` and
+/// `b` into `lanes`, from `lanes` as they are.
+///
+/// # Safety
+/// Each of `a` and `b` holds `16 rows` values; the CPU has AVX-512 F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+pub unsafe fn f32_lanes8_streaming(a: [*const f32; 8], b: *const f32, rows: usize, lanes: &mut [[f32; 16]; 8]) {
+    use core::arch::x86_64::*;
+    const AHEAD: usize = 1024;
+    // SAFETY: every load reads within a whole row of 16 of a slice
+    // (`rows` rows lie in each, the caller's contract); a prefetch reads
+    // nothing the program sees and never faults, whatever the address.
+    unsafe {
+        let mut acc: [__m512; 8] = core::array::from_fn(|r| _mm512_loadu_ps(lanes[r].as_ptr()));
+        for q in 0..rows {
+            let y = _mm512_loadu_ps(b.add(16 * q));
+            for (x, s) in a.iter().zip(acc.iter_mut()) {
+                if q % 4 == 0 {
+                    _mm_prefetch::<_MM_HINT_T0>(x.wrapping_add(16 * q + AHEAD).cast::<i8>());
+                }
+                *s = _mm512_fmadd_ps(_mm512_loadu_ps(x.add(16 * q)), y, *s);
+            }
+        }
+        for (l, s) in lanes.iter_mut().zip(acc) {
+            _mm512_storeu_ps(l.as_mut_ptr(), s);
+        }
+    }
+}
