@@ -915,24 +915,31 @@ fn bits_equal_across_batches_layouts_and_threads() {
 }
 
 #[test]
-fn a_large_matrix_has_the_same_bits_on_1_and_3_threads() {
+fn a_large_matrix_has_the_same_bits_on_1_and_3_threads_in_every_layout() {
     // Large enough that each routine's updates, cholesky's chunks and
-    // lu's interchanges take threads (gemm::THREADED).
+    // lu's interchanges take threads (gemm::THREADED), and that the matrix
+    // is read and written by bands of columns, one a thread, whatever its
+    // strides.
     let n = 520;
     let a = definite::<f64>(&mut Rng(29), Kind::Random, n);
     let g = c_order(&general::<f64>(&mut Rng(31), Kind::Random, n, n), n, n);
     let mut outs = vec![];
     for threads in [1, 3] {
         crate::core::pool::set_threads(threads).unwrap();
-        let l = cholesky_one(&a, n, Triangle::Lower, Style::C);
-        let lu = lu_batch(&g, 1, n, n, Style::C).lu;
-        let r = Routine::SolveTriangular { triangle: Triangle::Upper, adjoint: false, unit_diagonal: false };
-        let x = solve_one(r, &a, &a, n, n, Style::C);
-        let (q, rr) = qr_batch(&g, 1, n, n, n, Style::C);
-        outs.push((l, lu, x, q, rr));
+        for style in STYLES {
+            let l = cholesky_one(&a, n, Triangle::Lower, style);
+            let lu = lu_batch(&g, 1, n, n, style).lu;
+            let r = Routine::SolveTriangular { triangle: Triangle::Upper, adjoint: false, unit_diagonal: false };
+            let x = solve_one(r, &a, &a, n, n, style);
+            let (q, rr) = qr_batch(&g, 1, n, n, n, style);
+            outs.push((threads, style, (l, lu, x, q, rr)));
+        }
     }
-    let (a, b) = (&outs[0], &outs[1]);
-    assert!(same_bits(&a.0, &b.0) && same_bits(&a.1, &b.1) && same_bits(&a.2, &b.2) && same_bits(&a.3, &b.3) && same_bits(&a.4, &b.4));
+    let (_, _, a) = &outs[0];
+    for (threads, style, b) in &outs[1..] {
+        let same = same_bits(&a.0, &b.0) && same_bits(&a.1, &b.1) && same_bits(&a.2, &b.2);
+        assert!(same && same_bits(&a.3, &b.3) && same_bits(&a.4, &b.4), "{style:?} on {threads} threads");
+    }
 }
 
 /// A large matrix's results on the crate's baseline instructions (AVX2's
