@@ -3,7 +3,7 @@
    the operand's. *)
 
 (* A float32 tensor of the values of [Kernel_cases.real k]. *)
-let reals shape k = Nx.of_bigarray (Kernel_cases.genarray Bigarray.float32 shape (Kernel_cases.real k))
+let reals shape k : (float, Nx.float32_elt) Nx.t = Kernel_cases.reals Nx_array.Dtype.Float32 shape k
 
 let add ~spec:_ ~shape ~layout:_ =
   let a = reals shape 0 and b = reals shape 1 in

@@ -84,8 +84,7 @@ enum Tiling {
     /// As `Cached`, where every node is a load read in place or a value
     /// written in place, so that no column holds a tile: tiles of
     /// [`TILE_LONG`] elements, which pay each node's fixed cost an eighth
-    /// as often (an add of float32 316x316 in the caches spent a fifth of
-    /// its time between tiles of [`TILE`]).
+    /// as often as tiles of [`TILE`].
     CachedInPlace,
     /// A transcendental kind reads a load (see
     /// [`Prog::loads_into_transcendental`]) and no operand is `strided` (see
