@@ -28,13 +28,14 @@ impl Buf {
     }
 }
 
-/// Layouts of `shape` over a buffer of `extent` elements: contiguous,
-/// transposed, reversed along axis 0, broadcast along axis 0, offset.
 /// The loop of a plan reading its own loads.
 fn loop_of(p: &Plan) -> Loop {
     Loop::new(p, &p.loads)
 }
 
+/// Layouts of `shape` over a buffer of `extent` elements: contiguous,
+/// transposed, reversed along axis 0, broadcast along axis 0 and along the
+/// last axis, offset.
 fn layouts(d: Dtype, shape: &[usize]) -> Vec<(Layout, usize)> {
     let c = Layout::contiguous(d, shape);
     let size = c.size();
@@ -53,6 +54,16 @@ fn layouts(d: Dtype, shape: &[usize]) -> Vec<(Layout, usize)> {
         let mut bc = c.clone();
         bc.strides[0] = 0;
         out.push((bc, size / shape[0]));
+        if shape.len() >= 2 {
+            // Broadcast along the last axis: each row one element repeated.
+            let last = shape.len() - 1;
+            let mut rows = shape.to_vec();
+            rows[last] = 1;
+            let mut bl = Layout::contiguous(d, &rows);
+            bl.shape = shape.to_vec();
+            bl.strides[last] = 0;
+            out.push((bl, size / shape[last]));
+        }
         let mut off = c.clone();
         off.offset = 3;
         out.push((off, size + 3));
@@ -149,7 +160,7 @@ fn nan_canonical(d: Dtype, bits: u128) -> u128 {
 fn check(prog: Prog, shape: &[usize], seed: u64) {
     let mut seed = seed | 1;
     let n_loads = prog.operands.len();
-    for variant in 0..5 {
+    for variant in 0..6 {
         let skip = variant % 2;
         let mut bufs = Vec::new();
         let mut loads = Vec::new();
