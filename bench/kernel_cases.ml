@@ -29,19 +29,12 @@ let genarray kind shape f =
   done;
   Bigarray.reshape (Bigarray.genarray_of_array1 flat) shape
 
-(* The same as an array in a buffer of our own allocator, as [Nx]'s
-   functions make arrays (a user's tensors): from 4 MiB, on transparent
-   huge pages where the system gives them on request, as numpy's are too.
-   (A view of the bigarray itself would lie on the small pages of OCaml's
-   allocation, and a pass over it would walk four-kilobyte pages where
-   numpy's walked two-megabyte ones.) *)
-let init kind shape f =
-  let src = of_bigarray (genarray kind shape f) in
-  let d = dtype src in
-  let a = create d shape in
-  let copy = Nx_kernel.Prog.of_node (Nx_kernel.Prog.Op1 (Nx_kernel.Prog.Cast (Dtype.Any d), 0)) [| Dtype.Any d |] in
-  check (Nx_cpu.map copy ~dsts:(Iarray.of_list [ Any a ]) (Iarray.of_list [ K.Plain (Any src) ]));
-  a
+(* The same as an array, copied by [Nx.copy] into a buffer of our own
+   allocator, as [Nx]'s functions make a user's tensors: from 4 MiB, on
+   transparent huge pages where the system gives them on request, as
+   numpy's are. (The bigarray itself lies on OCaml's small pages, and a
+   pass over it would walk 4 KiB pages where numpy's walk 2 MiB ones.) *)
+let init kind shape f = Nx.copy (of_bigarray (genarray kind shape f))
 
 (* A float array of stream [k]: [real k i] at flat index i. *)
 let reals (type s) (d : (float, s) Dtype.t) shape k : (float, s) t =
