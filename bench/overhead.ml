@@ -25,9 +25,13 @@ let filled n =
 let add_p = P.of_node (P.Op2 (P.Add, 0, 1)) [| f32; f32 |]
 let id_p = P.of_node (P.Op1 (P.Cast f32, 0)) [| f32 |]
 
-let map_case shape =
+(* [transposed]: the operands are read through their transpose (the bench's
+   `.T` rows), the destination written in order. *)
+let map_case ?(transposed = false) shape =
   let n = Array.fold_left ( * ) 1 shape in
-  let x = Any (view Dtype.Float32 ~shape ~strides:(contiguous_strides shape) ~offset:0 (buffer (filled n))) in
+  let strides = contiguous_strides shape in
+  let strides = if transposed then Array.of_list (List.rev (Array.to_list strides)) else strides in
+  let x = Any (view Dtype.Float32 ~shape ~strides ~offset:0 (buffer (filled n))) in
   let z = Any (create Dtype.Float32 shape) in
   let dsts = Iarray.of_list [ z ] and loads = Iarray.of_list [ K.Plain x; K.Plain x ] in
   fun () -> check (Nx_cpu.map add_p ~dsts loads)
@@ -83,6 +87,8 @@ let cases =
   @ [
     ("map add float32 1", map_case [| 1 |]);
     ("map add float32 32x32", map_case [| 32; 32 |]);
+    ("map add.T float32 32x32", map_case ~transposed:true [| 32; 32 |]);
+    ("map add.T float32 316x316", map_case ~transposed:true [| 316; 316 |]);
     ("reduce sum float32 1", reduce_case 1 (K.Monoid K.Sum));
     ("reduce sum float32 1024", reduce_case 1024 (K.Monoid K.Sum));
     ("reduce max float32 1024", reduce_case 1024 (K.Monoid K.Max));

@@ -132,7 +132,12 @@ impl View {
     /// The range of byte addresses the view's elements touch, inclusive, or
     /// `None` when it holds no element.
     pub fn byte_range(&self) -> Option<(usize, usize)> {
-        let (lo, hi) = self.layout.span().ok().flatten()?;
+        self.byte_range_of(self.layout.span().ok().flatten())
+    }
+
+    /// [`View::byte_range`] from the layout's span (`Layout::span`), known.
+    pub fn byte_range_of(&self, span: Option<(i128, i128)>) -> Option<(usize, usize)> {
+        let (lo, hi) = span?;
         let bits = self.layout.dtype.bits() as i128;
         let base = self.memory.base as usize;
         Some((base + (lo * bits / 8) as usize, base + ((hi + 1) * bits - 1) as usize / 8))

@@ -255,6 +255,9 @@ thread_local! {
 /// then left as they were: a loop writes a value before it reads it),
 /// otherwise new. A short loop so allocates nothing after the first.
 pub fn take(d: Dtype, n: usize) -> Col {
+    if n == 0 {
+        return Col::new(d, 0);
+    }
     let kind = std::mem::discriminant(&Col::new(d, 0));
     let spare = SPARE.with_borrow_mut(|spare| {
         let i = spare.iter().position(|c| std::mem::discriminant(c) == kind && c.len() == n)?;
@@ -271,12 +274,12 @@ thread_local! {
     static SHELL: RefCell<Vec<Vec<Col>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A column of each of `dtypes` ([`take`]), of `n` values, in a vector that
-/// an earlier loop gave back where there is one: a short loop so allocates
-/// nothing after the first.
-pub fn take_all(dtypes: &[Dtype], n: usize) -> Vec<Col> {
+/// A column of each of `dtypes` ([`take`]), the `i`th of `n(i)` values
+/// (none takes nothing), in a vector that an earlier loop gave back where
+/// there is one: a short loop so allocates nothing after the first.
+pub fn take_all(dtypes: &[Dtype], n: impl Fn(usize) -> usize) -> Vec<Col> {
     let mut cols = SHELL.with_borrow_mut(Vec::pop).unwrap_or_default();
-    cols.extend(dtypes.iter().map(|&d| take(d, n)));
+    cols.extend(dtypes.iter().enumerate().map(|(i, &d)| take(d, n(i))));
     cols
 }
 
@@ -285,7 +288,7 @@ pub fn take_all(dtypes: &[Dtype], n: usize) -> Vec<Col> {
 pub fn give_back(mut cols: Vec<Col>) {
     SPARE.with_borrow_mut(|spare| {
         let room = SPARES.saturating_sub(spare.len());
-        spare.extend(cols.drain(..).take(room));
+        spare.extend(cols.drain(..).filter(|c| !c.is_empty()).take(room));
     });
     cols.clear();
     SHELL.with_borrow_mut(|shells| {

@@ -264,6 +264,9 @@ pub struct Plan {
     /// Plain loads to read from a copy, because a destination overlaps them
     /// otherwise than element for element.
     copied: Vec<bool>,
+    /// The element spans of the destinations, then of the loads
+    /// ([`Layout::span`]): a plan's layouts are fixed, its memory not.
+    spans: Vec<Option<(i128, i128)>>,
     /// The byte ranges of the destinations, then of the loads, as called.
     ranges: Vec<Option<(usize, usize)>>,
     /// For each destination, whether a load reaches its bytes.
@@ -387,7 +390,10 @@ pub fn plan_loads(prog: impl Into<Arc<Prog>>, dsts: Vec<View>, loads: Vec<Load>)
             Load::Padded(p, v) => (v, Some(p)),
         })
         .unzip();
-    let mut plan = Plan { prog, shape, dsts, loads, pads, copied: vec![], ranges: vec![], reached: vec![], last: None };
+    // The views were checked to lie in their memory, so their spans are.
+    let spans = dsts.iter().chain(&loads).map(|v| v.layout.span().ok().flatten()).collect();
+    let (copied, ranges, reached) = (vec![], vec![], vec![]);
+    let mut plan = Plan { prog, shape, dsts, loads, pads, copied, spans, ranges, reached, last: None };
     plan.bind()?;
     Ok(plan)
 }
@@ -399,7 +405,7 @@ impl Plan {
     fn bind(&mut self) -> Result<(), String> {
         let (dsts, loads) = (&self.dsts, &self.loads);
         self.ranges.clear();
-        self.ranges.extend(dsts.iter().chain(loads).map(View::byte_range));
+        self.ranges.extend(dsts.iter().chain(loads).zip(&self.spans).map(|(v, &span)| v.byte_range_of(span)));
         let (dst_ranges, load_ranges) = self.ranges.split_at(dsts.len());
         for k in 0..dsts.len() {
             if let Some(j) = (0..k).find(|&j| ranges_meet(dst_ranges[j], dst_ranges[k])) {
@@ -424,7 +430,11 @@ impl Plan {
     pub fn rebind(&mut self, mems: impl Fn(usize) -> Memory) -> Result<(), String> {
         for (i, v) in self.dsts.iter_mut().chain(self.loads.iter_mut()).enumerate() {
             let m = mems(i);
-            v.layout.check_within(m.extent(v.layout.dtype)).map_err(|e| format!("operand {i} {e}"))?;
+            // The layout was checked in full when planned: only its last
+            // element's place against the new extent is left to check.
+            if self.spans[i].is_some_and(|(_, hi)| hi >= m.extent(v.layout.dtype) as i128) {
+                v.layout.check_within(m.extent(v.layout.dtype)).map_err(|e| format!("operand {i} {e}"))?;
+            }
             v.memory = m;
         }
         self.bind()
@@ -644,7 +654,9 @@ impl Loop {
                 mem: v.memory,
                 dtype: v.layout.dtype,
                 offset: v.layout.offset as isize,
-                inner: steps.as_slice().get(r * n + op).copied().unwrap_or(0),
+                // A loop of no axes has one element, which is a run of
+                // step 1 as well as of any other.
+                inner: steps.as_slice().get(r * n + op).copied().unwrap_or(1),
                 in_place: false,
             };
             Operand { in_place: o.can_be_in_place() && !(op < n_dsts && p.reached[op]), ..o }
@@ -769,11 +781,17 @@ impl Loop {
     /// `index`, each operand's element index at its first element into
     /// `base`; gives its first index on the innermost axis and its length.
     fn locate(&self, item: usize, rows: usize, tiles: usize, index: &mut [usize], base: &mut [isize]) -> (usize, usize) {
-        let (row, tile) = self.row_tile(item, rows, tiles);
-        let mut rest = row;
-        for (a, &n) in self.outer.iter().enumerate().rev() {
-            index[a] = rest % n;
-            rest /= n;
+        // One tile a row, the rows are the items; one outer axis, the
+        // row is its index: a small loop of many rows spares the divisions.
+        let (row, tile) = if tiles == 1 { (item, 0) } else { self.row_tile(item, rows, tiles) };
+        if let [i] = index {
+            *i = row;
+        } else {
+            let mut rest = row;
+            for (a, &n) in self.outer.iter().enumerate().rev() {
+                index[a] = rest % n;
+                rest /= n;
+            }
         }
         let j0 = tile * self.tile;
         let n_ops = self.ops.len();
@@ -817,7 +835,10 @@ impl Loop {
     fn run_items(&self, prog: &Prog, lo: usize, hi: usize, rows: usize, tiles: usize) {
         // Columns as long as the longest tile: a small loop allocates little.
         let width = self.tile.min(self.inner);
-        let mut cols = column::take_all(&prog.dtypes, width);
+        // A node read and written in place, or a constant (its column
+        // made below), needs no column of its own.
+        let own = |i: usize| !(self.borrowed[i] || self.direct[i].is_some() || matches!(prog.nodes[i], Node::Const(_)));
+        let mut cols = column::take_all(&prog.dtypes, |i| if own(i) { width } else { 0 });
         for (i, node) in prog.nodes.iter().enumerate() {
             if let Node::Const(c) = node {
                 cols[i] = constant_column(c.dtype, c.lo, c.hi, width);

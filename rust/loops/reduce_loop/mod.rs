@@ -17,7 +17,7 @@ use crate::loops::memio;
 use crate::core::call::Call;
 use crate::core::door::{self, Claim};
 use crate::core::dtype::{Dtype, Family};
-use crate::core::layout::{same_dims, Layout, Memory, View};
+use crate::core::layout::{ranges_meet, same_dims, Layout, Memory, View};
 use crate::loops::map::{self, Load};
 use crate::core::pool;
 use crate::loops::prog::{Node, Prog};
@@ -114,6 +114,10 @@ pub struct Plan {
     loads: Vec<Load>,
     dsts: Vec<View>,
     kind: Kind,
+    /// The element spans ([`Layout::span`]) of the destinations, a scan's
+    /// carry and the loads, in that order: a plan's layouts are fixed, its
+    /// memory not, and its byte ranges are asked for several times a call.
+    spans: Vec<Option<(i128, i128)>>,
 }
 
 enum Kind {
@@ -128,12 +132,13 @@ fn check_loop(prog: &Prog, shape: &[usize], dsts: &[View], loads: &[Load]) -> Re
 
 /// Refuses destinations that overlap.
 fn check_apart(dsts: &[View]) -> Result<(), String> {
-    for (i, d) in dsts.iter().enumerate() {
-        for e in &dsts[..i] {
-            if d.overlaps(e) {
-                return Err("two destinations overlap".into());
-            }
-        }
+    apart(dsts.len(), |i| dsts[i].byte_range())
+}
+
+/// Refuses `n` destinations of which two have byte ranges (`range`) that meet.
+fn apart(n: usize, range: impl Fn(usize) -> Option<(usize, usize)>) -> Result<(), String> {
+    if (0..n).any(|i| (0..i).any(|j| ranges_meet(range(i), range(j)))) {
+        return Err("two destinations overlap".into());
     }
     Ok(())
 }
@@ -201,7 +206,7 @@ pub fn plan_reduce(
         }
     }
     check_loop(&prog, &shape, &dsts, &loads)?;
-    Ok(Plan { prog, shape, loads, dsts, kind: Kind::Reduce { axes: sorted, rs } })
+    Ok(Plan::new(prog, shape, loads, dsts, Kind::Reduce { axes: sorted, rs }))
 }
 
 /// Checks a scan call: reduction `r` of output `k` along `axis`, into
@@ -242,7 +247,7 @@ pub fn plan_scan(
         }
     }
     check_loop(&prog, &shape, &dsts, &loads)?;
-    Ok(Plan { prog, shape, loads, dsts, kind: Kind::Scan { axis, r, k, carry } })
+    Ok(Plan::new(prog, shape, loads, dsts, Kind::Scan { axis, r, k, carry }))
 }
 
 /// An array of `d` and `shape`, C-contiguous: memory the call holds, or a
@@ -339,7 +344,8 @@ fn direct_operand(p: &Plan, k: usize) -> Option<&View> {
             Node::Load(i) => {
                 return match &p.loads[i] {
                     Load::Plain(v)
-                        if carrier(v.layout.dtype) == v.layout.dtype && !p.dsts.iter().any(|d| d.overlaps(v)) =>
+                        if carrier(v.layout.dtype) == v.layout.dtype
+                            && !(0..p.dsts.len()).any(|j| ranges_meet(p.range(j), p.range(p.first_load() + i))) =>
                     {
                         Some(v)
                     }
@@ -734,7 +740,7 @@ fn store(held: &Held, dst: &View) -> Result<(), String> {
 /// Element `at` of `mem` holds a value of `from`.
 unsafe fn store_one(from: Dtype, mem: Memory, at: isize, dst: &View) {
     let to = dst.layout.dtype;
-    let mut cols = column::take_all(&[from, to], 1);
+    let mut cols = column::take_all(&[from, to], |_| 1);
     let [x, y] = &mut cols[..] else { unreachable!("two columns taken") };
     // SAFETY: as this function's contract.
     unsafe { memio::load(mem, from, at, 0, 1, &mut x.as_mut()) };
@@ -933,13 +939,10 @@ impl Call for Plan {
     }
 
     fn with_claims<R>(&self, f: impl FnOnce(&[Claim]) -> R) -> R {
-        let range = |v: &View, write| v.byte_range().map(|(lo, hi)| Claim { lo, hi, write });
-        let carry = match &self.kind {
-            Kind::Scan { carry: Some(c), .. } => range(c, false),
-            _ => None,
-        };
-        let reads = self.loads.iter().filter_map(|l| range(l.view(), false)).chain(carry);
-        door::gathered(reads.chain(self.dsts.iter().filter_map(|v| range(v, true))), f)
+        let n_dsts = self.dsts.len();
+        let claim = |i: usize| self.range(i).map(|(lo, hi)| Claim { lo, hi, write: i < n_dsts });
+        // The loads and a scan's carry read, the destinations written.
+        door::gathered((n_dsts..self.spans.len()).chain(0..n_dsts).filter_map(claim), f)
     }
 
     fn work(&self) -> usize {
@@ -967,10 +970,41 @@ impl Plan {
         let views = self.dsts.iter_mut().chain(carry).chain(self.loads.iter_mut().map(Load::view_mut));
         for (i, v) in views.enumerate() {
             let m = mems(i);
-            v.layout.check_within(m.extent(v.layout.dtype)).map_err(|e| format!("operand {i} {e}"))?;
+            // The layout was checked in full when planned: only its last
+            // element's place against the new extent is left to check.
+            if self.spans[i].is_some_and(|(_, hi)| hi >= m.extent(v.layout.dtype) as i128) {
+                v.layout.check_within(m.extent(v.layout.dtype)).map_err(|e| format!("operand {i} {e}"))?;
+            }
             v.memory = m;
         }
-        check_apart(&self.dsts)
+        apart(self.dsts.len(), |j| self.range(j))
+    }
+
+    /// A plan of checked views, their spans taken.
+    fn new(prog: Arc<Prog>, shape: Vec<usize>, loads: Vec<Load>, dsts: Vec<View>, kind: Kind) -> Plan {
+        let mut p = Plan { prog, shape, loads, dsts, kind, spans: Vec::new() };
+        p.spans = p.views().map(|v| v.layout.span().ok().flatten()).collect();
+        p
+    }
+
+    /// The views in the boundary's order: destinations, a scan's carry, loads.
+    fn views(&self) -> impl Iterator<Item = &View> {
+        let carry = match &self.kind {
+            Kind::Scan { carry, .. } => carry.as_ref(),
+            Kind::Reduce { .. } => None,
+        };
+        self.dsts.iter().chain(carry).chain(self.loads.iter().map(Load::view))
+    }
+
+    /// The place of the first load among [`Plan::views`].
+    fn first_load(&self) -> usize {
+        self.spans.len() - self.loads.len()
+    }
+
+    /// The byte range of view `i` of [`Plan::views`] ([`View::byte_range`]).
+    fn range(&self, i: usize) -> Option<(usize, usize)> {
+        let v = self.views().nth(i).expect("a view of the plan");
+        v.byte_range_of(self.spans[i])
     }
 
     /// Runs the plan, leaving it as it was.
