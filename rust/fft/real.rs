@@ -34,6 +34,11 @@ pub trait Real:
     const ZERO: Self;
     /// One half.
     const HALF: Self;
+    /// A block of lanes computed at once ([`by_blocks`]): 64 bytes, one
+    /// AVX-512 vector or two AVX2 ones.
+    type Block: Copy + AsRef<[Self]> + AsMut<[Self]>;
+    /// A block of +0.
+    const BLOCK: Self::Block;
     /// The value nearest `x`.
     fn of(x: f64) -> Self;
     /// The value as an `f64` (exact).
@@ -50,6 +55,8 @@ pub trait Real:
 impl Real for f32 {
     const ZERO: f32 = 0.0;
     const HALF: f32 = 0.5;
+    type Block = [f32; 16];
+    const BLOCK: [f32; 16] = [0.0; 16];
     fn of(x: f64) -> f32 {
         x as f32
     }
@@ -74,6 +81,8 @@ impl Real for f32 {
 impl Real for f64 {
     const ZERO: f64 = 0.0;
     const HALF: f64 = 0.5;
+    type Block = [f64; 8];
+    const BLOCK: [f64; 8] = [0.0; 8];
     fn of(x: f64) -> f64 {
         x
     }
@@ -129,4 +138,40 @@ pub(super) use widest;
 #[inline(always)]
 pub fn cmul<T: Real>(ar: T, ai: T, br: T, bi: T) -> (T, T) {
     (ar.fma(br, -(ai * bi)), ar.fma(bi, ai * br))
+}
+
+/// A loop over lanes: `run` computes each lane t of `x`'s slices (all as
+/// long as `y`'s) into lane t of `y`'s by the same operations, whatever
+/// the slices' length.
+pub trait Lanes<T, const I: usize, const O: usize> {
+    /// The loop over the lanes of `x` into `y`.
+    fn run(&self, x: [&[T]; I], y: [&mut [T]; O]);
+}
+
+/// Runs `f` over the lanes of `x` (each at least as long as `y`'s slices)
+/// into `y`: a block of lanes ([`Real::Block`]) at a time through copies
+/// in local arrays, then the remaining lanes in place. The compiler knows
+/// local arrays overlap nothing, so it vectorises each block whole, where
+/// a loop over slices would first check at run time that they do not
+/// overlap, a check it hoists out of the caller's loops and that fails
+/// where the slices of several calls interleave in one buffer, leaving
+/// every lane to scalar code. Each lane runs the same operations either
+/// way, so the bits do not change.
+#[inline(always)]
+pub fn by_blocks<T: Real, const I: usize, const O: usize>(x: [&[T]; I], mut y: [&mut [T]; O], f: impl Lanes<T, I, O>) {
+    let s = y.first().map_or(0, |v| v.len());
+    let wd = T::BLOCK.as_ref().len();
+    let full = s - s % wd;
+    for t in (0..full).step_by(wd) {
+        let mut xb = [T::BLOCK; I];
+        for (b, v) in xb.iter_mut().zip(&x) {
+            b.as_mut().copy_from_slice(&v[t..t + wd]);
+        }
+        let mut yb = [T::BLOCK; O];
+        f.run(xb.each_ref().map(|b| b.as_ref()), yb.each_mut().map(|b| b.as_mut()));
+        for (v, b) in y.iter_mut().zip(&yb) {
+            v[t..t + wd].copy_from_slice(b.as_ref());
+        }
+    }
+    f.run(x.map(|v| &v[full..s]), y.each_mut().map(|v| &mut v[full..s]));
 }
