@@ -165,10 +165,11 @@ struct Radix2<T>(T, T);
 
 impl<T: Real> Lanes<T, 4, 4> for Radix2<T> {
     #[inline(always)]
-    fn run(&self, [ar, ai, br, bi]: [&[T]; 4], [y0r, y0i, y1r, y1i]: [&mut [T]; 4]) {
+    fn run<X: AsRef<[T]>, Y: AsMut<[T]>>(&self, [ar, ai, br, bi]: &[X; 4], [y0r, y0i, y1r, y1i]: &mut [Y; 4]) {
+        let y0r = y0r.as_mut();
         let s = y0r.len();
-        let (ar, ai, br, bi) = (&ar[..s], &ai[..s], &br[..s], &bi[..s]);
-        let (y0i, y1r, y1i) = (&mut y0i[..s], &mut y1r[..s], &mut y1i[..s]);
+        let (ar, ai, br, bi) = (&ar.as_ref()[..s], &ai.as_ref()[..s], &br.as_ref()[..s], &bi.as_ref()[..s]);
+        let (y0i, y1r, y1i) = (&mut y0i.as_mut()[..s], &mut y1r.as_mut()[..s], &mut y1i.as_mut()[..s]);
         for t in 0..s {
             y0r[t] = ar[t] + br[t];
             y0i[t] = ai[t] + bi[t];
@@ -212,14 +213,16 @@ struct Radix4<T, const INVERSE: bool>([T; 6]);
 
 impl<T: Real, const INVERSE: bool> Lanes<T, 8, 8> for Radix4<T, INVERSE> {
     #[inline(always)]
-    fn run(&self, x: [&[T]; 8], y: [&mut [T]; 8]) {
-        let [x0r, x0i, x1r, x1i, x2r, x2i, x3r, x3i] = x;
+    fn run<X: AsRef<[T]>, Y: AsMut<[T]>>(&self, x: &[X; 8], y: &mut [Y; 8]) {
         let [y0r, y0i, y1r, y1i, y2r, y2i, y3r, y3i] = y;
+        let y0r = y0r.as_mut();
         let s = y0r.len();
-        let (x0r, x0i, x1r, x1i) = (&x0r[..s], &x0i[..s], &x1r[..s], &x1i[..s]);
-        let (x2r, x2i, x3r, x3i) = (&x2r[..s], &x2i[..s], &x3r[..s], &x3i[..s]);
-        let (y0i, y1r, y1i) = (&mut y0i[..s], &mut y1r[..s], &mut y1i[..s]);
-        let (y2r, y2i, y3r, y3i) = (&mut y2r[..s], &mut y2i[..s], &mut y3r[..s], &mut y3i[..s]);
+        let [x0r, x0i, x1r, x1i, x2r, x2i, x3r, x3i] = x;
+        let (x0r, x0i, x1r, x1i) = (&x0r.as_ref()[..s], &x0i.as_ref()[..s], &x1r.as_ref()[..s], &x1i.as_ref()[..s]);
+        let (x2r, x2i, x3r, x3i) = (&x2r.as_ref()[..s], &x2i.as_ref()[..s], &x3r.as_ref()[..s], &x3i.as_ref()[..s]);
+        let (y0i, y1r, y1i) = (&mut y0i.as_mut()[..s], &mut y1r.as_mut()[..s], &mut y1i.as_mut()[..s]);
+        let (y2r, y2i) = (&mut y2r.as_mut()[..s], &mut y2i.as_mut()[..s]);
+        let (y3r, y3i) = (&mut y3r.as_mut()[..s], &mut y3i.as_mut()[..s]);
         let [w1r, w1i, w2r, w2i, w3r, w3i] = self.0;
         for t in 0..s {
             let (t0r, t0i) = (x0r[t] + x2r[t], x0i[t] + x2i[t]);

@@ -39,6 +39,16 @@ pub trait Real:
     type Block: Copy + AsRef<[Self]> + AsMut<[Self]>;
     /// A block of +0.
     const BLOCK: Self::Block;
+    /// The side of the square tile [`Real::transpose_tile`] moves: a
+    /// 32-byte vector's parts.
+    const TILE: usize;
+    /// Moves a tile of `TILE` rows of `TILE` parts transposed: part c of
+    /// row r, at `src + r ss + c`, to `dst + c ds + r`.
+    ///
+    /// # Safety
+    /// Those parts of `src` must lie in memory the caller may read, and
+    /// those of `dst` in memory it may write, apart from `src`'s.
+    unsafe fn transpose_tile(src: *const Self, ss: usize, dst: *mut Self, ds: usize);
     /// The value nearest `x`.
     fn of(x: f64) -> Self;
     /// The value as an `f64` (exact).
@@ -57,6 +67,20 @@ impl Real for f32 {
     const HALF: f32 = 0.5;
     type Block = [f32; 16];
     const BLOCK: [f32; 16] = [0.0; 16];
+    const TILE: usize = 8;
+    #[inline(always)]
+    unsafe fn transpose_tile(src: *const f32, ss: usize, dst: *mut f32, ds: usize) {
+        // SAFETY: the caller's.
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        unsafe {
+            super::tile::tile_f32(src, ss, dst, ds)
+        }
+        // SAFETY: the caller's.
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        unsafe {
+            super::tile::tile_parts::<f32, 8>(src, ss, dst, ds)
+        }
+    }
     fn of(x: f64) -> f32 {
         x as f32
     }
@@ -83,6 +107,20 @@ impl Real for f64 {
     const HALF: f64 = 0.5;
     type Block = [f64; 8];
     const BLOCK: [f64; 8] = [0.0; 8];
+    const TILE: usize = 4;
+    #[inline(always)]
+    unsafe fn transpose_tile(src: *const f64, ss: usize, dst: *mut f64, ds: usize) {
+        // SAFETY: the caller's.
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        unsafe {
+            super::tile::tile_f64(src, ss, dst, ds)
+        }
+        // SAFETY: the caller's.
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        unsafe {
+            super::tile::tile_parts::<f64, 4>(src, ss, dst, ds)
+        }
+    }
     fn of(x: f64) -> f64 {
         x
     }
@@ -142,10 +180,10 @@ pub fn cmul<T: Real>(ar: T, ai: T, br: T, bi: T) -> (T, T) {
 
 /// A loop over lanes: `run` computes each lane t of `x`'s slices (all as
 /// long as `y`'s) into lane t of `y`'s by the same operations, whatever
-/// the slices' length.
+/// the slices' length or what holds them.
 pub trait Lanes<T, const I: usize, const O: usize> {
     /// The loop over the lanes of `x` into `y`.
-    fn run(&self, x: [&[T]; I], y: [&mut [T]; O]);
+    fn run<X: AsRef<[T]>, Y: AsMut<[T]>>(&self, x: &[X; I], y: &mut [Y; O]);
 }
 
 /// Runs `f` over the lanes of `x` (each at least as long as `y`'s slices)
@@ -159,19 +197,31 @@ pub trait Lanes<T, const I: usize, const O: usize> {
 /// way, so the bits do not change.
 #[inline(always)]
 pub fn by_blocks<T: Real, const I: usize, const O: usize>(x: [&[T]; I], mut y: [&mut [T]; O], f: impl Lanes<T, I, O>) {
-    let s = y.first().map_or(0, |v| v.len());
+    let s = if O == 0 { 0 } else { y[0].len() };
     let wd = T::BLOCK.as_ref().len();
     let full = s - s % wd;
-    for t in (0..full).step_by(wd) {
+    let mut t = 0;
+    while t < full {
         let mut xb = [T::BLOCK; I];
         for (b, v) in xb.iter_mut().zip(&x) {
             b.as_mut().copy_from_slice(&v[t..t + wd]);
         }
         let mut yb = [T::BLOCK; O];
-        f.run(xb.each_ref().map(|b| b.as_ref()), yb.each_mut().map(|b| b.as_mut()));
+        f.run(&xb, &mut yb);
         for (v, b) in y.iter_mut().zip(&yb) {
             v[t..t + wd].copy_from_slice(b.as_ref());
         }
+        t += wd;
     }
-    f.run(x.map(|v| &v[full..s]), y.each_mut().map(|v| &mut v[full..s]));
+    if full < s {
+        let mut x = x;
+        for v in &mut x {
+            *v = &v[full..s];
+        }
+        for v in &mut y {
+            let whole = std::mem::take(v);
+            *v = &mut whole[full..s];
+        }
+        f.run(&x, &mut y);
+    }
 }

@@ -716,3 +716,28 @@ fn blocks_and_rests_of_lanes_keep_the_bits_of_a_line_alone() {
         check_c2c::<f64>(&[n, 33], &[0], 42);
     }
 }
+
+/// Transposed copies move every part of blocks of any shape, whole tiles
+/// and edges, between rows of any step, and touch nothing else.
+#[test]
+fn transposes_move_every_part_and_nothing_else() {
+    fn check<T: Real>() {
+        for rows in 0..19 {
+            for cols in 0..19 {
+                let (ss, ds) = (cols + 3, rows + 5);
+                let src = randoms::<T>(rows * ss + 1, (rows * 31 + cols) as u64);
+                let mut dst = vec![T::of(7.0); cols * ds + 1];
+                super::tile::transpose(&src, ss, &mut dst, ds, rows, cols);
+                for c in 0..cols {
+                    for r in 0..ds {
+                        let want = if r < rows { src[r * ss + c] } else { T::of(7.0) };
+                        assert_eq!(dst[c * ds + r], want, "{rows}x{cols}: part ({r}, {c})");
+                    }
+                }
+                assert_eq!(dst[cols * ds], T::of(7.0));
+            }
+        }
+    }
+    check::<f32>();
+    check::<f64>();
+}
