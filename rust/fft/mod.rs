@@ -17,6 +17,7 @@ mod lines;
 mod passes;
 mod plan;
 mod real;
+mod tile;
 mod twiddle;
 #[cfg(test)]
 mod tests;

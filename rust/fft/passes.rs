@@ -11,7 +11,7 @@
 //! do not depend on its lanes or their number, and the loops over lanes
 //! vectorise without changing a bit.
 
-use super::real::{cmul, widest, Real};
+use super::real::{by_blocks, cmul, widest, Lanes, Real};
 use super::twiddle::{cos_sin, Cis};
 
 /// One stage of radix `p` over sub-transforms of `p * m` points.
@@ -155,35 +155,28 @@ fn pass2<T: Real>(st: &Stage<T>, s: usize, (xr, xi): In<T>, (yr, yi): Out<T>) {
         let (y0r, y1r) = yr[o..o + 2 * s].split_at_mut(s);
         let (y0i, y1i) = yi[o..o + 2 * s].split_at_mut(s);
         let x = [&xr[a..a + s], &xi[a..a + s], &xr[b..b + s], &xi[b..b + s]];
-        radix2(x[0], x[1], x[2], x[3], y0r, y0i, y1r, y1i, st.wr[q], st.wi[q]);
+        by_blocks(x, [y0r, y0i, y1r, y1i], Radix2(st.wr[q], st.wi[q]));
     }
 }
 
-/// One radix-2 butterfly at each lane, its slices arguments so that the
-/// compiler knows they do not overlap and vectorises the loop.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn radix2<T: Real>(
-    ar: &[T],
-    ai: &[T],
-    br: &[T],
-    bi: &[T],
-    y0r: &mut [T],
-    y0i: &mut [T],
-    y1r: &mut [T],
-    y1i: &mut [T],
-    wr: T,
-    wi: T,
-) {
-    let s = y0r.len();
-    let (ar, ai, br, bi) = (&ar[..s], &ai[..s], &br[..s], &bi[..s]);
-    let (y0i, y1r, y1i) = (&mut y0i[..s], &mut y1r[..s], &mut y1i[..s]);
-    for t in 0..s {
-        y0r[t] = ar[t] + br[t];
-        y0i[t] = ai[t] + bi[t];
-        let (r, i) = cmul(ar[t] - br[t], ai[t] - bi[t], wr, wi);
-        y1r[t] = r;
-        y1i[t] = i;
+/// Radix-2 butterflies of twiddle w (real, imaginary): lanes of a0 and a1
+/// (real and imaginary parts) into a0 + a1 and (a0 - a1) w.
+struct Radix2<T>(T, T);
+
+impl<T: Real> Lanes<T, 4, 4> for Radix2<T> {
+    #[inline(always)]
+    fn run<X: AsRef<[T]>, Y: AsMut<[T]>>(&self, [ar, ai, br, bi]: &[X; 4], [y0r, y0i, y1r, y1i]: &mut [Y; 4]) {
+        let y0r = y0r.as_mut();
+        let s = y0r.len();
+        let (ar, ai, br, bi) = (&ar.as_ref()[..s], &ai.as_ref()[..s], &br.as_ref()[..s], &bi.as_ref()[..s]);
+        let (y0i, y1r, y1i) = (&mut y0i.as_mut()[..s], &mut y1r.as_mut()[..s], &mut y1i.as_mut()[..s]);
+        for t in 0..s {
+            y0r[t] = ar[t] + br[t];
+            y0i[t] = ai[t] + bi[t];
+            let (r, i) = cmul(ar[t] - br[t], ai[t] - bi[t], self.0, self.1);
+            y1r[t] = r;
+            y1i[t] = i;
+        }
     }
 }
 
@@ -197,6 +190,7 @@ fn pass4<T: Real>(st: &Stage<T>, s: usize, (xr, xi): In<T>, (yr, yi): Out<T>) {
         let at = |j: usize| s * (q + m * j);
         let x = |j: usize| (&xr[at(j)..at(j) + s], &xi[at(j)..at(j) + s]);
         let (x0, x1, x2, x3) = (x(0), x(1), x(2), x(3));
+        let x = [x0.0, x0.1, x1.0, x1.1, x2.0, x2.1, x3.0, x3.1];
         let o = 4 * s * q;
         let (y0r, rest) = yr[o..o + 4 * s].split_at_mut(s);
         let (y1r, rest) = rest.split_at_mut(s);
@@ -204,62 +198,51 @@ fn pass4<T: Real>(st: &Stage<T>, s: usize, (xr, xi): In<T>, (yr, yi): Out<T>) {
         let (y0i, rest) = yi[o..o + 4 * s].split_at_mut(s);
         let (y1i, rest) = rest.split_at_mut(s);
         let (y2i, y3i) = rest.split_at_mut(s);
+        let y = [y0r, y0i, y1r, y1i, y2r, y2i, y3r, y3i];
         if st.inverse {
-            radix4::<T, true>(x0.0, x0.1, x1.0, x1.1, x2.0, x2.1, x3.0, x3.1, y0r, y0i, y1r, y1i, y2r, y2i, y3r, y3i, w);
+            by_blocks(x, y, Radix4::<T, true>(w));
         } else {
-            radix4::<T, false>(x0.0, x0.1, x1.0, x1.1, x2.0, x2.1, x3.0, x3.1, y0r, y0i, y1r, y1i, y2r, y2i, y3r, y3i, w);
+            by_blocks(x, y, Radix4::<T, false>(w));
         }
     }
 }
 
-/// One radix-4 butterfly at each lane and its twiddles `w` (w1, w2, w3,
-/// real then imaginary), the slices arguments so that the compiler knows
-/// they do not overlap and vectorises the loop.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn radix4<T: Real, const INVERSE: bool>(
-    x0r: &[T],
-    x0i: &[T],
-    x1r: &[T],
-    x1i: &[T],
-    x2r: &[T],
-    x2i: &[T],
-    x3r: &[T],
-    x3i: &[T],
-    y0r: &mut [T],
-    y0i: &mut [T],
-    y1r: &mut [T],
-    y1i: &mut [T],
-    y2r: &mut [T],
-    y2i: &mut [T],
-    y3r: &mut [T],
-    y3i: &mut [T],
-    w: [T; 6],
-) {
-    let s = y0r.len();
-    let (x0r, x0i, x1r, x1i) = (&x0r[..s], &x0i[..s], &x1r[..s], &x1i[..s]);
-    let (x2r, x2i, x3r, x3i) = (&x2r[..s], &x2i[..s], &x3r[..s], &x3i[..s]);
-    let (y0i, y1r, y1i) = (&mut y0i[..s], &mut y1r[..s], &mut y1i[..s]);
-    let (y2r, y2i, y3r, y3i) = (&mut y2r[..s], &mut y2i[..s], &mut y3r[..s], &mut y3i[..s]);
-    let [w1r, w1i, w2r, w2i, w3r, w3i] = w;
-    for t in 0..s {
-        let (t0r, t0i) = (x0r[t] + x2r[t], x0i[t] + x2i[t]);
-        let (t1r, t1i) = (x0r[t] - x2r[t], x0i[t] - x2i[t]);
-        let (t2r, t2i) = (x1r[t] + x3r[t], x1i[t] + x3i[t]);
-        let (dr, di) = (x1r[t] - x3r[t], x1i[t] - x3i[t]);
-        // σ i (x1 - x3): -i forward, +i inverse.
-        let (t3r, t3i) = if INVERSE { (-di, dr) } else { (di, -dr) };
-        y0r[t] = t0r + t2r;
-        y0i[t] = t0i + t2i;
-        let (r, i) = cmul(t1r + t3r, t1i + t3i, w1r, w1i);
-        y1r[t] = r;
-        y1i[t] = i;
-        let (r, i) = cmul(t0r - t2r, t0i - t2i, w2r, w2i);
-        y2r[t] = r;
-        y2i[t] = i;
-        let (r, i) = cmul(t1r - t3r, t1i - t3i, w3r, w3i);
-        y3r[t] = r;
-        y3i[t] = i;
+/// Radix-4 butterflies of twiddles w1, w2, w3 (real then imaginary parts):
+/// lanes of a0 to a3 (real and imaginary parts) into y0 to y3.
+struct Radix4<T, const INVERSE: bool>([T; 6]);
+
+impl<T: Real, const INVERSE: bool> Lanes<T, 8, 8> for Radix4<T, INVERSE> {
+    #[inline(always)]
+    fn run<X: AsRef<[T]>, Y: AsMut<[T]>>(&self, x: &[X; 8], y: &mut [Y; 8]) {
+        let [y0r, y0i, y1r, y1i, y2r, y2i, y3r, y3i] = y;
+        let y0r = y0r.as_mut();
+        let s = y0r.len();
+        let [x0r, x0i, x1r, x1i, x2r, x2i, x3r, x3i] = x;
+        let (x0r, x0i, x1r, x1i) = (&x0r.as_ref()[..s], &x0i.as_ref()[..s], &x1r.as_ref()[..s], &x1i.as_ref()[..s]);
+        let (x2r, x2i, x3r, x3i) = (&x2r.as_ref()[..s], &x2i.as_ref()[..s], &x3r.as_ref()[..s], &x3i.as_ref()[..s]);
+        let (y0i, y1r, y1i) = (&mut y0i.as_mut()[..s], &mut y1r.as_mut()[..s], &mut y1i.as_mut()[..s]);
+        let (y2r, y2i) = (&mut y2r.as_mut()[..s], &mut y2i.as_mut()[..s]);
+        let (y3r, y3i) = (&mut y3r.as_mut()[..s], &mut y3i.as_mut()[..s]);
+        let [w1r, w1i, w2r, w2i, w3r, w3i] = self.0;
+        for t in 0..s {
+            let (t0r, t0i) = (x0r[t] + x2r[t], x0i[t] + x2i[t]);
+            let (t1r, t1i) = (x0r[t] - x2r[t], x0i[t] - x2i[t]);
+            let (t2r, t2i) = (x1r[t] + x3r[t], x1i[t] + x3i[t]);
+            let (dr, di) = (x1r[t] - x3r[t], x1i[t] - x3i[t]);
+            // σ i (x1 - x3): -i forward, +i inverse.
+            let (t3r, t3i) = if INVERSE { (-di, dr) } else { (di, -dr) };
+            y0r[t] = t0r + t2r;
+            y0i[t] = t0i + t2i;
+            let (r, i) = cmul(t1r + t3r, t1i + t3i, w1r, w1i);
+            y1r[t] = r;
+            y1i[t] = i;
+            let (r, i) = cmul(t0r - t2r, t0i - t2i, w2r, w2i);
+            y2r[t] = r;
+            y2i[t] = i;
+            let (r, i) = cmul(t1r - t3r, t1i - t3i, w3r, w3i);
+            y3r[t] = r;
+            y3i[t] = i;
+        }
     }
 }
 

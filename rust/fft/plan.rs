@@ -5,6 +5,7 @@
 
 use super::passes::{radices, Passes, Work};
 use super::real::{cmul, widest, Real};
+use super::tile::{transpose, transpose_raw};
 use super::twiddle::Cis;
 use super::Direction;
 use crate::core::pool;
@@ -528,14 +529,11 @@ fn split_steps<T: Real>(sp: &Split<T>, l: usize, w: &mut Work<T>) {
                     (vr[cc], vi[cc]) = cmul(vr[cc], vi[cc], tr[cc], ti[cc]);
                 }
             }
-            for cc in 0..c {
-                let at = n1 * (c0 + cc);
-                let (zr, zi) = (&mut yr[at..at + n1], &mut yi[at..at + n1]);
-                for k1 in 0..n1 {
-                    zr[k1] = ar[cc + c * k1];
-                    zi[k1] = ai[cc + c * k1];
-                }
-            }
+            // Lane c0 + cc's points, at cc + c k1 here, side by side from
+            // n1 (c0 + cc) on.
+            let to = n1 * c0..n1 * (c0 + c);
+            transpose(ar, c, &mut yr[to.clone()], n1, n1, c);
+            transpose(ai, c, &mut yi[to], n1, n1, c);
         } else {
             // Runs of the chunk's lanes that share a j2, lanes b0.. of it.
             let mut cc = 0;
@@ -745,17 +743,18 @@ fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, (zr, zi): (Shared<T>, Shar
     let c2 = chunk_lanes::<T>(n2, n1);
     for k0 in (0..n1).step_by(c2) {
         let cb = c2.min(n1 - k0);
-        for l in 0..c {
-            let at = k0 * n2 + cb * (l0 + l);
-            for t in 0..cb {
-                // SAFETY: `at + t < n`, inside `z`'s capacity (written
-                // through the pointer, as it may be unset); lane l0 + l is
-                // this chunk's alone, so no other thread touches the point.
-                unsafe {
-                    zr.at(at + t).write(ar[l + c * (k0 + t)]);
-                    zi.at(at + t).write(ai[l + c * (k0 + t)]);
-                }
-            }
+        // Point k0 + t of lane l, at l + c (k0 + t) here, to z at
+        // k0 n2 + cb (l0 + l) + t.
+        let at = k0 * n2 + cb * l0;
+        // SAFETY: cb rows of c parts c apart from c k0 lie in `ar` and
+        // `ai` (n1 c long, k0 + cb <= n1); c rows of cb parts cb apart from
+        // `at` end at k0 n2 + cb (l0 + c) <= (k0 + cb) n2 <= n, inside
+        // `z`'s capacity (written through the pointer, as it may be
+        // unset), this chunk's lanes' points alone, which no other thread
+        // touches.
+        unsafe {
+            transpose_raw(ar[c * k0..].as_ptr(), c, zr.at(at), cb, cb, c);
+            transpose_raw(ai[c * k0..].as_ptr(), c, zi.at(at), cb, cb, c);
         }
     }
 }

@@ -34,6 +34,21 @@ pub trait Real:
     const ZERO: Self;
     /// One half.
     const HALF: Self;
+    /// A block of lanes computed at once ([`by_blocks`]): 64 bytes, one
+    /// AVX-512 vector or two AVX2 ones.
+    type Block: Copy + AsRef<[Self]> + AsMut<[Self]>;
+    /// A block of +0.
+    const BLOCK: Self::Block;
+    /// The side of the square tile [`Real::transpose_tile`] moves: a
+    /// 32-byte vector's parts.
+    const TILE: usize;
+    /// Moves a tile of `TILE` rows of `TILE` parts transposed: part c of
+    /// row r, at `src + r ss + c`, to `dst + c ds + r`.
+    ///
+    /// # Safety
+    /// Those parts of `src` must lie in memory the caller may read, and
+    /// those of `dst` in memory it may write, apart from `src`'s.
+    unsafe fn transpose_tile(src: *const Self, ss: usize, dst: *mut Self, ds: usize);
     /// The value nearest `x`.
     fn of(x: f64) -> Self;
     /// The value as an `f64` (exact).
@@ -50,6 +65,22 @@ pub trait Real:
 impl Real for f32 {
     const ZERO: f32 = 0.0;
     const HALF: f32 = 0.5;
+    type Block = [f32; 16];
+    const BLOCK: [f32; 16] = [0.0; 16];
+    const TILE: usize = 8;
+    #[inline(always)]
+    unsafe fn transpose_tile(src: *const f32, ss: usize, dst: *mut f32, ds: usize) {
+        // SAFETY: the caller's.
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        unsafe {
+            super::tile::tile_f32(src, ss, dst, ds)
+        }
+        // SAFETY: the caller's.
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        unsafe {
+            super::tile::tile_parts::<f32, 8>(src, ss, dst, ds)
+        }
+    }
     fn of(x: f64) -> f32 {
         x as f32
     }
@@ -74,6 +105,22 @@ impl Real for f32 {
 impl Real for f64 {
     const ZERO: f64 = 0.0;
     const HALF: f64 = 0.5;
+    type Block = [f64; 8];
+    const BLOCK: [f64; 8] = [0.0; 8];
+    const TILE: usize = 4;
+    #[inline(always)]
+    unsafe fn transpose_tile(src: *const f64, ss: usize, dst: *mut f64, ds: usize) {
+        // SAFETY: the caller's.
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        unsafe {
+            super::tile::tile_f64(src, ss, dst, ds)
+        }
+        // SAFETY: the caller's.
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        unsafe {
+            super::tile::tile_parts::<f64, 4>(src, ss, dst, ds)
+        }
+    }
     fn of(x: f64) -> f64 {
         x
     }
@@ -129,4 +176,52 @@ pub(super) use widest;
 #[inline(always)]
 pub fn cmul<T: Real>(ar: T, ai: T, br: T, bi: T) -> (T, T) {
     (ar.fma(br, -(ai * bi)), ar.fma(bi, ai * br))
+}
+
+/// A loop over lanes: `run` computes each lane t of `x`'s slices (all as
+/// long as `y`'s) into lane t of `y`'s by the same operations, whatever
+/// the slices' length or what holds them.
+pub trait Lanes<T, const I: usize, const O: usize> {
+    /// The loop over the lanes of `x` into `y`.
+    fn run<X: AsRef<[T]>, Y: AsMut<[T]>>(&self, x: &[X; I], y: &mut [Y; O]);
+}
+
+/// Runs `f` over the lanes of `x` (each at least as long as `y`'s slices)
+/// into `y`: a block of lanes ([`Real::Block`]) at a time through copies
+/// in local arrays, then the remaining lanes in place. The compiler knows
+/// local arrays overlap nothing, so it vectorises each block whole, where
+/// a loop over slices would first check at run time that they do not
+/// overlap, a check it hoists out of the caller's loops and that fails
+/// where the slices of several calls interleave in one buffer, leaving
+/// every lane to scalar code. Each lane runs the same operations either
+/// way, so the bits do not change.
+#[inline(always)]
+pub fn by_blocks<T: Real, const I: usize, const O: usize>(x: [&[T]; I], mut y: [&mut [T]; O], f: impl Lanes<T, I, O>) {
+    let s = if O == 0 { 0 } else { y[0].len() };
+    let wd = T::BLOCK.as_ref().len();
+    let full = s - s % wd;
+    let mut t = 0;
+    while t < full {
+        let mut xb = [T::BLOCK; I];
+        for (b, v) in xb.iter_mut().zip(&x) {
+            b.as_mut().copy_from_slice(&v[t..t + wd]);
+        }
+        let mut yb = [T::BLOCK; O];
+        f.run(&xb, &mut yb);
+        for (v, b) in y.iter_mut().zip(&yb) {
+            v[t..t + wd].copy_from_slice(b.as_ref());
+        }
+        t += wd;
+    }
+    if full < s {
+        let mut x = x;
+        for v in &mut x {
+            *v = &v[full..s];
+        }
+        for v in &mut y {
+            let whole = std::mem::take(v);
+            *v = &mut whole[full..s];
+        }
+        f.run(&x, &mut y);
+    }
 }

@@ -716,3 +716,73 @@ fn blocks_and_rests_of_lanes_keep_the_bits_of_a_line_alone() {
         check_c2c::<f64>(&[n, 33], &[0], 42);
     }
 }
+
+/// Transposed copies move every part of blocks of any shape, whole tiles
+/// and edges, between rows of any step, and touch nothing else.
+#[test]
+fn transposes_move_every_part_and_nothing_else() {
+    fn check<T: Real>() {
+        for rows in 0..19 {
+            for cols in 0..19 {
+                let (ss, ds) = (cols + 3, rows + 5);
+                let src = randoms::<T>(rows * ss + 1, (rows * 31 + cols) as u64);
+                let mut dst = vec![T::of(7.0); cols * ds + 1];
+                super::tile::transpose(&src, ss, &mut dst, ds, rows, cols);
+                for c in 0..cols {
+                    for r in 0..ds {
+                        let want = if r < rows { src[r * ss + c] } else { T::of(7.0) };
+                        assert_eq!(dst[c * ds + r], want, "{rows}x{cols}: part ({r}, {c})");
+                    }
+                }
+                assert_eq!(dst[cols * ds], T::of(7.0));
+            }
+        }
+    }
+    check::<f32>();
+    check::<f64>();
+}
+
+/// The bits of transforms of every algorithm (passes of each radix, four
+/// steps in cache, Bailey's steps, Bluestein's convolution, real lines
+/// packed and not, columns side by side) hashed together: a change of
+/// speed that keeps every operation must leave them as recorded.
+#[test]
+fn bits_are_as_recorded() {
+    const RECORDED: u64 = 0x6a25_c66f_fa9f_1824;
+    fn hash<T: Real>(h: &mut u64, v: &[T]) {
+        for x in v {
+            for b in x.to_f64().to_bits().to_le_bytes() {
+                *h = (*h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+    }
+    fn cases<T: Real>(h: &mut u64) {
+        let lines: [usize; 23] = [1, 2, 3, 4, 5, 7, 8, 12, 16, 30, 32, 64, 100, 243, 256, 300, 257, 1009, 1024, 4800, 65536, 1 << 17, 1 << 18];
+        for (i, &n) in lines.iter().enumerate() {
+            let x = randoms::<T>(2 * n, 90 + i as u64);
+            for dir in [Forward, Inverse] {
+                let mut one = 0xcbf2_9ce4_8422_2325;
+                hash(&mut one, &transform::<T>(Kind::C2c(dir), &[n], &[0], &x));
+                eprintln!("c2c {n} {dir:?} {}: {one:016x}", std::mem::size_of::<T>());
+                *h = (*h ^ one).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+        let batches: [(&[usize], &[usize]); 4] = [(&[256, 40], &[0, 1]), (&[40, 1024], &[1]), (&[9, 1024], &[0, 1]), (&[12, 7, 30], &[0, 2])];
+        for (i, (shape, axes)) in batches.into_iter().enumerate() {
+            let x = randoms::<T>(2 * shape.iter().product::<usize>(), 120 + i as u64);
+            hash(h, &transform::<T>(Kind::C2c(Forward), shape, axes, &x));
+        }
+        for (i, n) in [600usize, 1024, 1 << 17, 1001].into_iter().enumerate() {
+            let x = randoms::<T>(n, 130 + i as u64);
+            hash(h, &transform::<T>(Kind::R2c, &[n], &[0], &x));
+            if n % 2 == 0 {
+                let bins = randoms::<T>(2 * (n / 2 + 1), 140 + i as u64);
+                hash(h, &transform::<T>(Kind::C2r, &[n / 2 + 1], &[0], &bins));
+            }
+        }
+    }
+    let mut h = 0xcbf2_9ce4_8422_2325;
+    cases::<f32>(&mut h);
+    cases::<f64>(&mut h);
+    assert_eq!(h, RECORDED, "the transforms' bits changed: {h:#018x}");
+}
