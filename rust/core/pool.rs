@@ -232,10 +232,20 @@ static LINGERING: AtomicUsize = AtomicUsize::new(0);
 /// job for the next one published (by [`EPOCH`]), helps it, and so on.
 /// It stops counting itself lingering before its last look at the epoch,
 /// so a job published meanwhile either sees it not lingering (and wakes
-/// another) or is seen by it.
+/// another) or is seen by it. While it spins it runs the pool's other
+/// pending work ([`install`]'s halves of a `rayon::join`, which would
+/// otherwise wait for it), and a task it runs so that is itself a
+/// helper's only helps.
 fn linger(job: Arc<Job>) {
+    thread_local! {
+        /// Whether this thread lingers already (further down its stack).
+        static HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
     job.help();
     drop(job);
+    if HERE.replace(true) {
+        return;
+    }
     let mut seen = EPOCH.load(Ordering::SeqCst);
     LINGERING.fetch_add(1, Ordering::SeqCst);
     let mut since = std::time::Instant::now();
@@ -247,9 +257,13 @@ fn linger(job: Arc<Job>) {
             if spins.is_multiple_of(256) && since.elapsed() > LINGER {
                 LINGERING.fetch_sub(1, Ordering::SeqCst);
                 if EPOCH.load(Ordering::SeqCst) == seen {
+                    HERE.set(false);
                     return;
                 }
                 LINGERING.fetch_add(1, Ordering::SeqCst);
+            }
+            if spins.is_multiple_of(256) {
+                rayon::yield_now();
             }
             std::hint::spin_loop();
             continue;
