@@ -232,10 +232,10 @@ static LINGERING: AtomicUsize = AtomicUsize::new(0);
 /// job for the next one published (by [`EPOCH`]), helps it, and so on.
 /// It stops counting itself lingering before its last look at the epoch,
 /// so a job published meanwhile either sees it not lingering (and wakes
-/// another) or is seen by it. While it spins it runs the pool's other
-/// pending work ([`install`]'s halves of a `rayon::join`, which would
-/// otherwise wait for it), and a task it runs so that is itself a
-/// helper's only helps.
+/// another) or is seen by it. While it spins it yields its core now and
+/// then, and runs the pool's other pending work ([`install`]'s halves of
+/// a `rayon::join`, which would otherwise wait for it); a task it runs so
+/// that is itself a helper's only helps.
 fn linger(job: Arc<Job>) {
     thread_local! {
         /// Whether this thread lingers already (further down its stack).
@@ -263,7 +263,12 @@ fn linger(job: Arc<Job>) {
                 LINGERING.fetch_add(1, Ordering::SeqCst);
             }
             if spins.is_multiple_of(256) {
+                // Other pending work of the pool's, then the core to any
+                // thread waiting for it (where the machine has more
+                // threads to run than cores, a spinning helper would
+                // otherwise take the calling thread's time).
                 rayon::yield_now();
+                std::thread::yield_now();
             }
             std::hint::spin_loop();
             continue;
