@@ -9,6 +9,7 @@
 //! than one thread takes the job lock for its extent, so a second such job
 //! waits for the first to end (the contract's "Threads" sentence).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// The environment variable read for the initial thread count.
@@ -84,6 +85,14 @@ fn pool() -> Result<Arc<rayon::ThreadPool>, String> {
 /// threads cannot be started. Each part's effects must not depend on which
 /// thread runs it or in which order, and `work` may not use the pool itself
 /// (`rayon::join`, [`install`]): the calling thread is not one of its own.
+///
+/// The caller never waits for a helper to wake: it closes the job once no
+/// part is left and waits only for the helpers already inside it (each
+/// running a part), so a helper the system starts late finds the job
+/// closed and leaves. A helper lingers [`LINGER`] after its job, spinning,
+/// and joins the next job published meanwhile without being woken (a
+/// thread's wake-up costs tens of microseconds, a call of a few hundred
+/// microseconds split over two threads loses much of its gain to it).
 pub fn run_parts(parts: usize, work: impl Fn(usize) + Sync) {
     // A one-part job (every small call's) asks nothing of the pool's state.
     let helpers = if parts <= 1 { 0 } else { threads().min(parts) - 1 };
@@ -92,24 +101,184 @@ pub fn run_parts(parts: usize, work: impl Fn(usize) + Sync) {
     }
     match pool() {
         Ok(p) => {
-            use std::sync::atomic::{AtomicUsize, Ordering};
             let _job = job_lock().lock().unwrap_or_else(|e| e.into_inner());
-            let next = AtomicUsize::new(0);
-            let take = || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= parts {
-                    break;
-                }
-                work(i)
-            };
-            p.in_place_scope(|s| {
-                for _ in 0..helpers {
-                    s.spawn(|_| take());
-                }
-                take()
-            })
+            let work: &(dyn Fn(usize) + Sync) = &work;
+            // SAFETY: the lifetime is erased only for helpers to reach
+            // `work` through the job; a helper calls it only while it is
+            // counted inside the job, and `Close` (below, run also where a
+            // part panics) closes the job and waits until none is inside
+            // before this function returns, while `work` lives.
+            let work = unsafe { std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const (dyn Fn(usize) + Sync + 'static)>(work) };
+            let job = Arc::new(Job { state: AtomicUsize::new(0), next: AtomicUsize::new(0), parts, helpers, work: Work(work), panic: Mutex::new(None) });
+            *latest() = Some(job.clone());
+            EPOCH.fetch_add(1, Ordering::SeqCst);
+            // Helpers lingering since the last job join this one on their
+            // own; the others are woken.
+            for _ in 0..helpers.saturating_sub(LINGERING.load(Ordering::SeqCst)) {
+                let job = job.clone();
+                p.spawn(move || linger(job));
+            }
+            let close = Close(&job);
+            job.take();
+            drop(close);
+            *latest() = None;
+            let panic = job.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(panic) = panic {
+                std::panic::resume_unwind(panic);
+            }
         }
         Err(_) => (0..parts).for_each(work),
+    }
+}
+
+/// How long a helper spins after a job for the next one before it sleeps.
+pub const LINGER: std::time::Duration = std::time::Duration::from_micros(500);
+
+/// The state bit of a job whose caller has closed it.
+const CLOSED: usize = 1 << (usize::BITS - 1);
+
+/// A job's `work`, its lifetime erased ([`run_parts`] says why that is
+/// sound).
+struct Work(*const (dyn Fn(usize) + Sync + 'static));
+
+// SAFETY: `work` is `Sync`, so calling it from several threads at once is
+// sound; the pointer is dereferenced only while the job is open or a
+// helper is counted inside it (see `run_parts`).
+unsafe impl Send for Work {}
+// SAFETY: as above.
+unsafe impl Sync for Work {}
+
+/// A job the calling thread shares with its helpers.
+struct Job {
+    /// The helpers inside the job, and [`CLOSED`] once the caller has
+    /// closed it.
+    state: AtomicUsize,
+    /// The next part not yet taken.
+    next: AtomicUsize,
+    parts: usize,
+    /// The most helpers the job takes.
+    helpers: usize,
+    work: Work,
+    /// The first panic of a helper's part, resumed by the caller.
+    panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
+}
+
+impl Job {
+    /// Runs parts not yet taken until none is left.
+    fn take(&self) {
+        // SAFETY: the caller of `take` is the job's caller, or a helper
+        // counted inside the job (`help`): `work` lives (`run_parts`).
+        let work = unsafe { &*self.work.0 };
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            if i >= self.parts {
+                break;
+            }
+            work(i)
+        }
+    }
+
+    /// Enters the job unless it is closed or full, runs parts, and leaves.
+    fn help(&self) {
+        let mut s = self.state.load(Ordering::Acquire);
+        loop {
+            if s & CLOSED != 0 || s >= self.helpers {
+                return;
+            }
+            match self.state.compare_exchange_weak(s, s + 1, Ordering::Acquire, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(now) => s = now,
+            }
+        }
+        if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.take())) {
+            self.panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(panic);
+        }
+        self.state.fetch_sub(1, Ordering::Release);
+    }
+}
+
+/// Closes its job when dropped (also where the caller's part panics) and
+/// waits for the helpers inside it to leave.
+struct Close<'a>(&'a Job);
+
+impl Drop for Close<'_> {
+    fn drop(&mut self) {
+        let mut s = self.0.state.fetch_or(CLOSED, Ordering::AcqRel);
+        let mut spins = 0u32;
+        while s & !CLOSED != 0 {
+            spins += 1;
+            if spins.is_multiple_of(64) {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+            s = self.0.state.load(Ordering::Acquire);
+        }
+    }
+}
+
+/// The job open now, for lingering helpers to join.
+fn latest() -> std::sync::MutexGuard<'static, Option<Arc<Job>>> {
+    static LATEST: Mutex<Option<Arc<Job>>> = Mutex::new(None);
+    LATEST.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Counts the jobs published.
+static EPOCH: AtomicUsize = AtomicUsize::new(0);
+/// The helpers lingering now.
+static LINGERING: AtomicUsize = AtomicUsize::new(0);
+
+/// A helper's task: helps `job`, then spins up to [`LINGER`] after each
+/// job for the next one published (by [`EPOCH`]), helps it, and so on.
+/// It stops counting itself lingering before its last look at the epoch,
+/// so a job published meanwhile either sees it not lingering (and wakes
+/// another) or is seen by it. While it spins it yields its core now and
+/// then, and runs the pool's other pending work ([`install`]'s halves of
+/// a `rayon::join`, which would otherwise wait for it); a task it runs so
+/// that is itself a helper's only helps.
+fn linger(job: Arc<Job>) {
+    thread_local! {
+        /// Whether this thread lingers already (further down its stack).
+        static HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    job.help();
+    drop(job);
+    if HERE.replace(true) {
+        return;
+    }
+    let mut seen = EPOCH.load(Ordering::SeqCst);
+    LINGERING.fetch_add(1, Ordering::SeqCst);
+    let mut since = std::time::Instant::now();
+    let mut spins = 0u32;
+    loop {
+        let now = EPOCH.load(Ordering::SeqCst);
+        if now == seen {
+            spins += 1;
+            if spins.is_multiple_of(256) && since.elapsed() > LINGER {
+                LINGERING.fetch_sub(1, Ordering::SeqCst);
+                if EPOCH.load(Ordering::SeqCst) == seen {
+                    HERE.set(false);
+                    return;
+                }
+                LINGERING.fetch_add(1, Ordering::SeqCst);
+            }
+            if spins.is_multiple_of(256) {
+                // Other pending work of the pool's, then the core to any
+                // thread waiting for it (where the machine has more
+                // threads to run than cores, a spinning helper would
+                // otherwise take the calling thread's time).
+                rayon::yield_now();
+                std::thread::yield_now();
+            }
+            std::hint::spin_loop();
+            continue;
+        }
+        seen = now;
+        let open = latest().clone();
+        if let Some(job) = open {
+            job.help();
+        }
+        since = std::time::Instant::now();
     }
 }
 
@@ -131,7 +300,6 @@ pub fn install<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     #[test]
     fn runs_every_part_once_whatever_the_threads() {
