@@ -13,18 +13,31 @@ fn view<T: Scalar>(buf: &mut [T], shape: &[usize]) -> View {
     View::new(Layout::contiguous(T::DTYPE, shape), memory).unwrap()
 }
 
-/// The best of three runs of `routine`, in milliseconds of this thread's
-/// CPU time where the pool has one thread (the machine is shared), else of
-/// the wall clock.
+/// The best of three runs (`LINALG_RUNS` of them where set, for a
+/// profile) of `routine`, in milliseconds of this thread's CPU time where
+/// the pool has one thread (the machine is shared), else of the wall clock.
 fn time<T: Scalar>(routine: Routine, shape: &[usize], dsts: &[Vec<usize>], operands: usize) -> f64 {
     let size: usize = shape.iter().product();
     let n = shape[shape.len() - 1];
-    // Diagonally dominant, so that every routine succeeds.
-    let mut a: Vec<T> = (0..size).map(|i| T::of_real(<T::Real as Real>::of_f64(if (i % (n * n)).is_multiple_of(n + 1) { n as f64 } else { ((i * 7919) % 1000) as f64 / 1000.0 }))).collect();
+    // Diagonally dominant, so that every routine succeeds; for lu, values
+    // of a hash in [0, 1), so that its rows are interchanged (as in
+    // bench/'s case).
+    let dominant = routine != Routine::Lu;
+    let value = |i: usize| {
+        if dominant && (i % (n * n)).is_multiple_of(n + 1) {
+            n as f64
+        } else if dominant {
+            ((i * 7919) % 1000) as f64 / 1000.0
+        } else {
+            ((i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 11) as f64 / (1u64 << 53) as f64
+        }
+    };
+    let mut a: Vec<T> = (0..size).map(|i| T::of_real(<T::Real as Real>::of_f64(value(i)))).collect();
     let mut b = a.clone();
     let mut outs: Vec<Vec<u128>> = dsts.iter().map(|s| vec![0u128; s.iter().product::<usize>()]).collect();
     let mut best = f64::INFINITY;
-    for _ in 0..3 {
+    let runs = std::env::var("LINALG_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);
+    for _ in 0..runs {
         let d: Vec<View> = dsts
             .iter()
             .zip(&mut outs)

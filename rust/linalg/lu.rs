@@ -110,15 +110,7 @@ fn panel<T: Scalar>(w: &mut [T], m: usize, ld: usize, j0: usize, j1: usize, pivo
                 }
             }
         }
-        let mut p = j;
-        let mut best = w[j + j * ld].abs1();
-        for i in j + 1..m {
-            let x = w[i + j * ld].abs1();
-            if x > best {
-                p = i;
-                best = x;
-            }
-        }
+        let p = j + search(&w[j + j * ld..m + j * ld]);
         pivots[j] = p as i64;
         if p != j {
             perm.swap(j, p);
@@ -130,6 +122,81 @@ fn panel<T: Scalar>(w: &mut [T], m: usize, ld: usize, j0: usize, j1: usize, pivo
         if !d.is_zero() {
             for i in j + 1..m {
                 w[i + j * ld] = T::div(w[i + j * ld], d);
+            }
+        }
+    }
+}
+
+/// The pivot search of a column from its diagonal down, as the contract
+/// states it: from the first, moving only to a strictly greater
+/// [`Scalar::abs1`], a NaN never greater and nothing greater than a NaN.
+/// That is the first NaN-free greatest magnitude's place, or 0 where the
+/// first is a NaN; found by lanes of 8 (the greatest, then the first
+/// group holding it), which the compiler makes vector instructions.
+fn search<T: Scalar>(col: &[T]) -> usize {
+    const W: usize = 8;
+    let Some(first) = col.first() else { return 0 };
+    let start = first.abs1();
+    if start.is_nan() {
+        return 0;
+    }
+    let mut most = [start; W];
+    let groups = col.chunks_exact(W);
+    let tail = groups.remainder();
+    for group in groups {
+        for (m, x) in most.iter_mut().zip(group) {
+            let a = x.abs1();
+            *m = if a > *m { a } else { *m };
+        }
+    }
+    let mut best = start;
+    for x in most.iter().copied().chain(tail.iter().map(|x| x.abs1())) {
+        if x > best {
+            best = x;
+        }
+    }
+    for (g, group) in col.chunks(W).enumerate() {
+        if group.iter().fold(false, |hit, x| hit | (x.abs1() == best)) {
+            return g * W + group.iter().position(|x| x.abs1() == best).expect("the group holds it");
+        }
+    }
+    unreachable!("the greatest is some element's")
+}
+
+#[cfg(test)]
+mod search_tests {
+    use super::search;
+    use crate::core::test_rng::splitmix;
+    use crate::linalg::scalar::Scalar;
+    use num_complex::Complex;
+
+    /// The search step by step, as the contract states it.
+    fn stepwise(col: &[Complex<f64>]) -> usize {
+        let mut p = 0;
+        for i in 1..col.len() {
+            if col[i].abs1() > col[p].abs1() {
+                p = i;
+            }
+        }
+        p
+    }
+
+    /// Columns of every length to 40 of few magnitudes (ties), ±0, ±∞ and
+    /// NaNs anywhere, first included: the lanes' search finds the
+    /// stepwise one's place, on float64 and complex128.
+    #[test]
+    fn search_finds_the_stepwise_place() {
+        let mut state = 43;
+        let mut next = || splitmix(&mut state);
+        let pick = |r: u64| [0.0, -0.0, 1.0, -2.0, 2.0, 3.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 0.5][(r % 10) as usize];
+        for len in 1..40 {
+            for _ in 0..200 {
+                let col: Vec<Complex<f64>> = (0..len).map(|_| Complex::new(pick(next()), if next() % 2 == 0 { 0.0 } else { pick(next()) })).collect();
+                let want = stepwise(&col);
+                assert_eq!(search(&col), want, "{col:?}");
+                let re: Vec<f64> = col.iter().map(|c| c.re).collect();
+                let as_c: Vec<Complex<f64>> = re.iter().map(|&r| Complex::new(r, 0.0)).collect();
+                assert_eq!(search(&re), stepwise(&as_c), "{re:?}");
             }
         }
     }

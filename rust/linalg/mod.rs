@@ -350,18 +350,15 @@ impl Plan {
                 let c = dsts[0].cols;
                 s.taus.resize(k, T::zero());
                 let blocks = qr::factor(&mut s.w, m, n, ld, &mut s.taus, par);
-                s.x.resize(ld * c, T::zero());
+                sized(&mut s.x, ld * c);
                 qr::form_q(&s.w, m, n, ld, &s.taus, &blocks, &mut s.x, c, par);
                 dsts[0].write(i, &s.x, ld, par);
-                // r: c × n, the upper triangle of w, +0 below.
-                s.t.clear();
-                s.t.resize(c * n, T::zero());
+                // r: c × n, the upper triangle of w, +0 below: w's first c
+                // rows, its reflectors spent.
                 for col in 0..n {
-                    for row in 0..(col + 1).min(k) {
-                        s.t[row + col * c] = s.w[row + col * ld];
-                    }
+                    s.w[col * ld + (col + 1).min(k)..col * ld + c].fill(T::zero());
                 }
-                dsts[1].write(i, &s.t, c, par);
+                dsts[1].write(i, &s.w, ld, par);
             }
         }
     }

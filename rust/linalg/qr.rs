@@ -81,29 +81,45 @@ pub const NB: usize = 64;
 
 /// Applies I - t v vᴴ to each column of `cols` (m rows of `ld` a column,
 /// v's m - j - 1) from row `j` down, v's elements below its one in `v`:
-/// col -= v (t (vᴴ col)), vᴴ col added from the pivot's row, eight columns
-/// at a time so that their dot products' chains overlap.
+/// col -= v (t (vᴴ col)), vᴴ col added from the pivot's row; columns in
+/// groups whose dot products' chains overlap and stay in registers (eight
+/// real columns, four complex, whose chains are twice as long), the last
+/// few one at a time.
 fn apply_cols<T: Scalar>(v: &[T], t: T, cols: &mut [T], ld: usize, j: usize) {
-    let m = j + 1 + v.len();
-    for group in cols.chunks_mut(8 * ld) {
-        let g = group.len() / ld;
-        let mut s = [T::zero(); 8];
-        for (c, x) in s.iter_mut().enumerate().take(g) {
-            *x = group[c * ld + j].neg();
+    let g = if T::COMPLEX { 4 } else { 8 };
+    let whole = cols.len() / ld / g * g;
+    let (groups, rest) = cols.split_at_mut(whole * ld);
+    for group in groups.chunks_exact_mut(g * ld) {
+        if T::COMPLEX {
+            apply_group::<T, 4>(v, t, group, ld, j)
+        } else {
+            apply_group::<T, 8>(v, t, group, ld, j)
         }
+    }
+    for col in rest.chunks_exact_mut(ld) {
+        apply_group::<T, 1>(v, t, col, ld, j)
+    }
+}
+
+/// [`apply_cols`] on the `G` columns of `group`, their sums side by side.
+fn apply_group<T: Scalar, const G: usize>(v: &[T], t: T, group: &mut [T], ld: usize, j: usize) {
+    let m = j + 1 + v.len();
+    let mut s: [T; G] = std::array::from_fn(|c| group[c * ld + j].neg());
+    {
+        let below: [&[T]; G] = std::array::from_fn(|c| &group[c * ld + j + 1..c * ld + m]);
         for (i, vi) in v.iter().enumerate() {
             let vc = vi.conj();
-            for (c, x) in s.iter_mut().enumerate().take(g) {
-                *x = T::sub_mul(*x, vc, group[c * ld + j + 1 + i]);
+            for (x, col) in s.iter_mut().zip(&below) {
+                *x = T::sub_mul(*x, vc, col[i]);
             }
         }
-        for (c, x) in s.iter().enumerate().take(g) {
-            let sc = T::mul(t, x.neg());
-            let col = &mut group[c * ld + j..c * ld + m];
-            col[0] = T::add(col[0], sc.neg());
-            for (y, vi) in col[1..].iter_mut().zip(v) {
-                *y = T::sub_mul(*y, *vi, sc);
-            }
+    }
+    for (c, x) in s.iter().enumerate() {
+        let sc = T::mul(t, x.neg());
+        let col = &mut group[c * ld + j..c * ld + m];
+        col[0] = T::add(col[0], sc.neg());
+        for (y, vi) in col[1..].iter_mut().zip(v) {
+            *y = T::sub_mul(*y, *vi, sc);
         }
     }
 }
