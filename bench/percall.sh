@@ -4,7 +4,7 @@
 # (8000 calls) leaves out the program's set-up. Unlike a timing, the count
 # is the same on a busy machine as on a quiet one, so a change to the call
 # path of a few percent shows. Kernels are held to AVX2 (valgrind knows no
-# AVX-512), one thread.
+# AVX-512), one thread. Needs valgrind on the host (Debian's `valgrind`).
 #
 #   tools/in-root dune build bench/overhead.exe
 #   bash bench/percall.sh "map add float32 1" [LINES]
