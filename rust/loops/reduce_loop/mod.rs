@@ -1001,9 +1001,16 @@ impl Plan {
         self.spans.len() - self.loads.len()
     }
 
-    /// The byte range of view `i` of [`Plan::views`] ([`View::byte_range`]).
+    /// The byte range of view `i` of [`Plan::views`] ([`View::byte_range`]),
+    /// the view found by its place (asked for several times a call).
     fn range(&self, i: usize) -> Option<(usize, usize)> {
-        let v = self.views().nth(i).expect("a view of the plan");
+        let (n, first) = (self.dsts.len(), self.first_load());
+        let v = match &self.kind {
+            _ if i < n => &self.dsts[i],
+            _ if i >= first => self.loads[i - first].view(),
+            Kind::Scan { carry: Some(c), .. } => c,
+            _ => unreachable!("only a scan's carry lies between the destinations and the loads"),
+        };
         v.byte_range_of(self.spans[i])
     }
 
