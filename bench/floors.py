@@ -5,8 +5,8 @@ covers (case, dtype and shape as fnmatch patterns, `|` between alternative
 cases; threads 1, all or both), and what those rows must meet: a least ratio
 (peer time / ours), a greatest time of ours in seconds, or, where
 peak_within_peer says yes, memory past the operands no more than the peer's.
-A floor that no row of the run matches counts as missed: an unmeasured row
-meets nothing.
+A floor that no row of the run matches is reported as not measured, which
+is not met.
 
     python3 bench/floors.py [results.csv] [floors.csv]
 
@@ -61,14 +61,14 @@ def verdict(floor, row):
 
 def check(results, floors):
     """One entry per (floor, row) pair, and one per floor no row matches:
-    (issue, row name, threads, shown, ok)."""
+    (issue, row name, threads, shown, ok), ok None where unmeasured."""
     all_threads = max((int(r["threads"]) for r in results), default=1)
     out = []
     for fl in floors:
         rows = [r for r in results if covers(fl, r, all_threads)]
         if not rows:
             name = f"{fl['case']} {fl['dtype']} {fl['shape']}"
-            out.append((fl["issue"], name, fl["threads"], "not measured", False))
+            out.append((fl["issue"], name, fl["threads"], "not measured", None))
         for r in rows:
             shown, ok = verdict(fl, r)
             out.append((fl["issue"], f"{r['case']} {r['dtype']} {r['shape']}",
@@ -77,21 +77,22 @@ def check(results, floors):
 
 
 def table(results, floors):
-    """Markdown lines: per issue, how many of its checks pass, then every
-    check that misses."""
+    """Markdown lines: per issue, how many of its checks pass, miss or were
+    not measured, then every check that misses, then the unmeasured ones."""
     checks = check(results, floors)
     issues = sorted({c[0] for c in checks}, key=int)
     lines = ["Each open issue's speed floors (`bench/floors.csv`) against this run: "
-             "how many of its checks pass, then each that misses.", "",
-             "| issue | met | missed |", "|---|---:|---:|"]
+             "how many of its checks pass, then each that misses. A floor no row of the "
+             "run matches is not measured, and so not met.", "",
+             "| issue | met | missed | not measured |", "|---|---:|---:|---:|"]
     for i in issues:
-        mine = [c for c in checks if c[0] == i]
-        met = sum(c[4] for c in mine)
-        lines.append(f"| {i} | {met} | {len(mine) - met} |")
+        mine = [c[4] for c in checks if c[0] == i]
+        lines.append(f"| {i} | {mine.count(True)} | {mine.count(False)} | {mine.count(None)} |")
     lines += ["", "| issue | row | threads | ours against the floor |", "|---|---|---:|---|"]
-    for i, name, t, shown, ok in checks:
-        if not ok:
-            lines.append(f"| {i} | {name} | {t} | {shown} |")
+    lines += [f"| {i} | {name} | {t} | {shown} |" for i, name, t, shown, ok in checks if ok is False]
+    unmeasured = [f"{i}: {name} ({t})" for i, name, t, _, ok in checks if ok is None]
+    if unmeasured:
+        lines += ["", "Not measured: " + "; ".join(unmeasured) + "."]
     return lines
 
 

@@ -14,6 +14,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 
+import floors  # noqa: E402
+
 CSV_HEADER = ["case", "dtype", "shape", "threads", "nx_median_s", "peer", "peer_median_s",
               "nx_peak_bytes", "peer_peak_bytes"]
 
@@ -417,6 +419,11 @@ def write_markdown(path, rows, lim, meta):
         "",
         *summary(rows),
         "",
+        "## The issues' floors",
+        "",
+        *floors.table(floors.read_results(os.path.join(os.path.dirname(path), "results.csv")),
+                      floors.read_floors(os.path.join(os.path.dirname(__file__), "floors.csv"))),
+        "",
         "## Flops",
         "",
         *flops_table(rows, lim),
@@ -443,6 +450,7 @@ def write_markdown(path, rows, lim, meta):
 
 
 def write(out_dir, rows, lim, meta):
+    # results.csv first: RESULTS.md's floors section reads it back.
     write_csv(os.path.join(out_dir, "results.csv"), rows)
     write_chart(os.path.join(out_dir, "ratios.png"), rows, meta["all_threads"])
     write_markdown(os.path.join(out_dir, "RESULTS.md"), rows, lim, meta)
