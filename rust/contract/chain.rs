@@ -462,16 +462,29 @@ thread_local! {
     static SHARED: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
 }
 
+/// Bytes the scratch a microkernel reads starts at a multiple of: a cache
+/// line, so that no vector load of a panel or of the sums (whole vectors
+/// from the start, every panel a whole number of vectors) straddles two
+/// lines, which the allocator's 16-byte alignment of a large block would
+/// make every one of them do.
+const LINE: usize = 64;
+
 /// Runs `f` on `len` values of this thread's scratch in `slot`, kept from
 /// one call to the next (up to 64 MiB) so that a call neither allocates
-/// nor clears it again; its values are unspecified.
+/// nor clears it again; its values are unspecified and its first one lies
+/// at a multiple of [`LINE`] bytes.
 fn with_scratch<E: Elem, R>(slot: &'static Slot, len: usize, f: impl FnOnce(&mut [E]) -> R) -> R {
     let kept = slot.with(|s| s.borrow_mut().take()).and_then(|b| b.downcast::<Vec<E>>().ok());
     let mut v = kept.map_or_else(Vec::new, |b| *b);
-    if v.len() < len {
-        v.resize(len, E::ZERO);
+    let spare = LINE / std::mem::size_of::<E>();
+    if v.len() < len + spare {
+        v.resize(len + spare, E::ZERO);
     }
-    let r = f(&mut v[..len]);
+    // The element sizes (4, 8, 16 bytes) divide LINE, so some first
+    // `spare` elements bring the start to a line.
+    let skip = v.as_ptr().align_offset(LINE);
+    debug_assert!(skip < spare);
+    let r = f(&mut v[skip..skip + len]);
     if v.len() * std::mem::size_of::<E>() <= 64 << 20 {
         slot.with(|s| *s.borrow_mut() = Some(Box::new(v)));
     }
