@@ -190,21 +190,27 @@ let contiguous_strides shape =
   done;
   s
 
+(* Whether an extent of [shape] is 0, compared as ints: [Array.mem] calls
+   the generic comparison on each extent. *)
+let has_zero shape = Array.exists (fun n -> n = 0) shape
+
 let view dtype ~shape ~strides ~offset buffer =
   let rank = Array.length shape in
   if Array.length strides <> rank then
     fail "Nx_array.view: %d axes but %d strides" rank (Array.length strides);
-  Array.iteri (fun a n -> if n < 0 then fail "Nx_array.view: axis %d has extent %d" a n) shape;
+  for a = 0 to rank - 1 do
+    if shape.(a) < 0 then fail "Nx_array.view: axis %d has extent %d" a shape.(a)
+  done;
   if offset < 0 then fail "Nx_array.view: offset %d" offset;
-  if not (Array.mem 0 shape) then begin
+  if not (has_zero shape) then begin
     let lo = ref offset and hi = ref offset in
-    Array.iteri
-      (fun a n ->
-        let reach = (n - 1) * strides.(a) in
-        if n > 1 && reach / (n - 1) <> strides.(a) then
-          fail "Nx_array.view: axis %d's reach overflows" a;
-        if reach < 0 then lo := !lo + reach else hi := !hi + reach)
-      shape;
+    for a = 0 to rank - 1 do
+      let n = shape.(a) in
+      let reach = (n - 1) * strides.(a) in
+      if n > 1 && reach / (n - 1) <> strides.(a) then
+        fail "Nx_array.view: axis %d's reach overflows" a;
+      if reach < 0 then lo := !lo + reach else hi := !hi + reach
+    done;
     let extent = Buffer.length buffer * 8 / Dtype.bits dtype in
     if !lo < 0 || !hi >= extent then
       fail "Nx_array.view: elements %d to %d of a buffer of %d %s elements" !lo !hi
@@ -326,7 +332,7 @@ let set : type v s. (v, s) t -> int array -> v -> unit =
 (* Calls [f] on every index of [shape] in C order. *)
 let iter_indices shape f =
   let rank = Array.length shape in
-  if not (Array.mem 0 shape) then begin
+  if not (has_zero shape) then begin
     let index = Array.make rank 0 in
     let rec go axis = if axis = rank then f index else
         for i = 0 to shape.(axis) - 1 do

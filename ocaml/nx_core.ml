@@ -111,7 +111,7 @@ module Make (K : Nx_kernel.S) = struct
 
   let is_c_contiguous t =
     let sh = Arr.shape t and st = Arr.strides t in
-    Array.mem 0 sh
+    Array.exists (fun n -> n = 0) sh
     ||
     let expect = ref 1 and ok = ref true in
     for a = Array.length sh - 1 downto 0 do
@@ -224,13 +224,14 @@ module Make (K : Nx_kernel.S) = struct
       else make (Array.append nodes [| P.Op1 (P.Cast (D.Any out), Array.length nodes - 1) |])
     in
     let cache = Domain.DLS.get programs in
-    let key = (Array.copy operands, Array.map node_key nodes, D.Any out) in
-    match Programs.find_opt cache key with
+    let keys = Array.map node_key nodes in
+    match Programs.find_opt cache (operands, keys, D.Any out) with
     | Some p -> p
     | None ->
         let p = build () in
         if Programs.length cache >= max_programs then Programs.reset cache;
-        Programs.add cache key p;
+        (* A copy of the operands' dtypes, which the caller may change. *)
+        Programs.add cache (Array.copy operands, keys, D.Any out) p;
         p
 
   let loads arrays = Iarray.of_list (List.map (fun a -> Nx_kernel.Plain a) arrays)
@@ -274,8 +275,18 @@ module Make (K : Nx_kernel.S) = struct
   (* The tensor of dtype [out] computed by [nodes] over [operands], which
      broadcast to one shape and are read through stride-0 views. *)
   let elementwise name (out : ('v, 's) dtype) (operands : Arr.any list) nodes : ('v, 's) t =
+    let same_shape (Arr.Any a) (Arr.Any b) =
+      let r = Arr.rank a in
+      r = Arr.rank b
+      &&
+      let rec from i = i = r || (Arr.extent a i = Arr.extent b i && from (i + 1)) in
+      from 0
+    in
     let shape =
-      List.fold_left (fun s (Arr.Any a) -> broadcast_pair name s (Arr.shape a)) [||] operands
+      match operands with
+      (* Operands of one shape, the common case: nothing to broadcast. *)
+      | (Arr.Any a as first) :: rest when List.for_all (same_shape first) rest -> Arr.shape a
+      | _ -> List.fold_left (fun s (Arr.Any a) -> broadcast_pair name s (Arr.shape a)) [||] operands
     in
     let dtypes = Array.of_list (List.map (fun (Arr.Any a) -> D.Any (Arr.dtype a)) operands) in
     let p = program name ~operands:dtypes nodes out in

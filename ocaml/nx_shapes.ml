@@ -23,7 +23,7 @@ module Make (K : Nx_kernel.S) = struct
   (* Strides that give [target] the elements of a view of [sh] and [st] in
      C order without copying, if there are any. *)
   let reshape_strides sh st target =
-    if Array.mem 0 sh then Some (Arr.contiguous_strides target)
+    if Array.exists (fun n -> n = 0) sh then Some (Arr.contiguous_strides target)
     else begin
       let old = List.filter (fun (n, _) -> n <> 1) (List.combine (Array.to_list sh) (Array.to_list st)) in
       let old = Array.of_list old in
