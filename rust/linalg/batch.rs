@@ -34,9 +34,14 @@ const TILE: usize = 8;
 const AHEAD: usize = 8;
 
 /// The tiles of columns `c0..c1` of an m-row matrix, column band after
-/// band: `(i0, i1, j0, j1)`.
-fn tiles(m: usize, c0: usize, c1: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
-    (c0..c1).step_by(TILE).flat_map(move |j0| (0..m).step_by(TILE).map(move |i0| (i0, (i0 + TILE).min(m), j0, (j0 + TILE).min(c1))))
+/// band, or row band after band where `by_rows`: `(i0, i1, j0, j1)`.
+fn tiles(m: usize, c0: usize, c1: usize, by_rows: bool) -> impl Iterator<Item = (usize, usize, usize, usize)> {
+    let (bi, bj) = (m.div_ceil(TILE), (c1 - c0).div_ceil(TILE));
+    (0..bi * bj).map(move |t| {
+        let (ti, tj) = if by_rows { (t / bj, t % bj) } else { (t % bi, t / bi) };
+        let (i0, j0) = (ti * TILE, c0 + tj * TILE);
+        (i0, (i0 + TILE).min(m), j0, (j0 + TILE).min(c1))
+    })
 }
 
 /// The bytes of a matrix from which [`Mats::read`] and [`Mats::write`]
@@ -250,7 +255,7 @@ impl Mats {
         let p = self.base.base as *const T;
         let s = self.start(b);
         let (rs, cs) = (self.rs, self.cs);
-        for (i0, i1, j0, j1) in tiles(m, c0, c1) {
+        for (i0, i1, j0, j1) in tiles(m, c0, c1, false) {
             self.ahead(s, i0, j0, j1);
             if cs == 1 && i1 - i0 == TILE && j1 - j0 == TILE {
                 // A whole tile of a matrix whose rows lie value after value.
@@ -314,8 +319,9 @@ impl Mats {
     }
 
     /// Writes `src`, column-major with leading dimension `ld` (at least
-    /// `self.rows`), into matrix `b`, by tiles as [`Mats::read`] reads,
-    /// bands of columns to the threads as it gives them.
+    /// `self.rows`), into matrix `b`, by tiles as [`Mats::read`] reads
+    /// (in another order, [`Mats::write_cols`] says why), bands of
+    /// columns to the threads as it gives them.
     pub fn write<T: Scalar>(&self, b: usize, src: &[T], ld: usize, par: bool) {
         let (m, n) = (self.rows, self.cols);
         assert!(ld >= m && src.len() >= ld * n);
@@ -339,8 +345,18 @@ impl Mats {
         let p = self.base.base as *mut T;
         let s = self.start(b);
         let (rs, cs) = (self.rs, self.cs);
-        for (i0, i1, j0, j1) in tiles(m, c0, c1) {
-            self.ahead(s, i0, j0, j1);
+        // Where the matrix's rows lie along its longer stride, the tiles go
+        // along its rows, each row's lines written one after the next: down
+        // a band of columns instead, a band's lines would be a row's
+        // stride apart, for a power of two all in few cache sets, evicted
+        // half written. `src`'s columns are then read side by side, the
+        // tile `AHEAD` to the right asked of the cache.
+        let by_rows = rs.unsigned_abs() > cs.unsigned_abs();
+        for (i0, i1, j0, j1) in tiles(m, c0, c1, by_rows) {
+            if by_rows {
+                let first = j0 - c0 + AHEAD * TILE;
+                gemm::prefetch_tile(src.as_ptr().wrapping_add(i0 + first * ld), ld, i1 - i0, TILE.min((c1 - c0).saturating_sub(first)));
+            }
             if cs == 1 && i1 - i0 == TILE && j1 - j0 == TILE {
                 // SAFETY: the tile's columns lie in `src` (asserted above);
                 // its elements in the view's memory, which no other thread
