@@ -34,20 +34,32 @@ const TILE: usize = 8;
 const AHEAD: usize = 8;
 
 /// The tiles of columns `c0..c1` of an m-row matrix, column band after
-/// band: `(i0, i1, j0, j1)`.
-fn tiles(m: usize, c0: usize, c1: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
-    (c0..c1).step_by(TILE).flat_map(move |j0| (0..m).step_by(TILE).map(move |i0| (i0, (i0 + TILE).min(m), j0, (j0 + TILE).min(c1))))
+/// band, or row band after band where `by_rows`: `(i0, i1, j0, j1)`.
+fn tiles(m: usize, c0: usize, c1: usize, by_rows: bool) -> impl Iterator<Item = (usize, usize, usize, usize)> {
+    let (bi, bj) = (m.div_ceil(TILE), (c1 - c0).div_ceil(TILE));
+    (0..bi * bj).map(move |t| {
+        let (ti, tj) = if by_rows { (t / bj, t % bj) } else { (t % bi, t / bi) };
+        let (i0, j0) = (ti * TILE, c0 + tj * TILE);
+        (i0, (i0 + TILE).min(m), j0, (j0 + TILE).min(c1))
+    })
+}
+
+/// The bytes of a matrix from which [`Mats::read`] and [`Mats::write`]
+/// copy it by bands of columns on the threads: the larger of the L2
+/// cache's bytes and [`gemm::THREADED`] (a byte copied costs about what a
+/// multiply-add of the packed product does, so a woken thread's start is
+/// a small part of its share: at half the L2, 256² float64, two threads
+/// made lu slower than one).
+pub fn copy_threaded_bytes() -> usize {
+    caches().l2.max(gemm::THREADED)
 }
 
 /// The bands of columns a copy of an m × n matrix of `T` splits into,
-/// one a thread: several where `par` and it is at least the larger of the
-/// L2 cache's bytes and [`gemm::THREADED`] (a byte copied costs about what
-/// a multiply-add of the packed product does, so a woken thread's start is
-/// a small part of its share: at half the L2, 256² float64, two threads
-/// made lu slower than one), else one; each band whole tiles.
+/// one a thread: several where `par` and it is at least
+/// [`copy_threaded_bytes`], else one; each band whole tiles.
 fn bands<T>(m: usize, n: usize, par: bool) -> usize {
     let bytes = m * n * std::mem::size_of::<T>();
-    if par && bytes >= caches().l2.max(gemm::THREADED) { pool::threads().min(n.div_ceil(TILE)).max(1) } else { 1 }
+    if par && bytes >= copy_threaded_bytes() { pool::threads().min(n.div_ceil(TILE)).max(1) } else { 1 }
 }
 
 /// Copies a tile of [`TILE`] × [`TILE`] values transposed: value `c` of
@@ -243,7 +255,7 @@ impl Mats {
         let p = self.base.base as *const T;
         let s = self.start(b);
         let (rs, cs) = (self.rs, self.cs);
-        for (i0, i1, j0, j1) in tiles(m, c0, c1) {
+        for (i0, i1, j0, j1) in tiles(m, c0, c1, false) {
             self.ahead(s, i0, j0, j1);
             if cs == 1 && i1 - i0 == TILE && j1 - j0 == TILE {
                 // A whole tile of a matrix whose rows lie value after value.
@@ -307,8 +319,9 @@ impl Mats {
     }
 
     /// Writes `src`, column-major with leading dimension `ld` (at least
-    /// `self.rows`), into matrix `b`, by tiles as [`Mats::read`] reads,
-    /// bands of columns to the threads as it gives them.
+    /// `self.rows`), into matrix `b`, by tiles as [`Mats::read`] reads
+    /// (in another order, [`Mats::write_cols`] says why), bands of
+    /// columns to the threads as it gives them.
     pub fn write<T: Scalar>(&self, b: usize, src: &[T], ld: usize, par: bool) {
         let (m, n) = (self.rows, self.cols);
         assert!(ld >= m && src.len() >= ld * n);
@@ -332,8 +345,18 @@ impl Mats {
         let p = self.base.base as *mut T;
         let s = self.start(b);
         let (rs, cs) = (self.rs, self.cs);
-        for (i0, i1, j0, j1) in tiles(m, c0, c1) {
-            self.ahead(s, i0, j0, j1);
+        // Where the matrix's rows lie along its longer stride, the tiles go
+        // along its rows, each row's lines written one after the next: down
+        // a band of columns instead, a band's lines would be a row's
+        // stride apart, for a power of two all in few cache sets, evicted
+        // half written. `src`'s columns are then read side by side, the
+        // tile `AHEAD` to the right asked of the cache.
+        let by_rows = rs.unsigned_abs() > cs.unsigned_abs();
+        for (i0, i1, j0, j1) in tiles(m, c0, c1, by_rows) {
+            if by_rows {
+                let first = j0 - c0 + AHEAD * TILE;
+                gemm::prefetch_tile(src.as_ptr().wrapping_add(i0 + first * ld), ld, i1 - i0, TILE.min((c1 - c0).saturating_sub(first)));
+            }
             if cs == 1 && i1 - i0 == TILE && j1 - j0 == TILE {
                 // SAFETY: the tile's columns lie in `src` (asserted above);
                 // its elements in the view's memory, which no other thread
@@ -371,14 +394,66 @@ impl Mats {
         }
     }
 
+    /// Where [`TILE`] matrices from `b0` (`L` of them) all lie in the
+    /// batch along its last axis, each the last's start a stride on, and
+    /// each's elements one
+    /// after the next in row-major or column-major order: the first's
+    /// start, the stride, and an iterator of the elements' places in a
+    /// column-major matrix (leading dimension `self.rows`) in the order
+    /// they lie.
+    fn dense_lanes<const L: usize>(&self, b0: usize) -> Option<(isize, isize, impl Iterator<Item = usize>)> {
+        let (m, n) = (self.rows, self.cols);
+        if L != TILE || b0 + L > self.count() || m * n < TILE {
+            return None;
+        }
+        let col_major = if self.rs == 1 && self.cs == m as isize {
+            true
+        } else if self.cs == 1 && self.rs == n as isize {
+            false
+        } else {
+            return None;
+        };
+        // The L matrices one after the next along the batch's last axis.
+        let (&last, &bs) = self.batch_shape.last().zip(self.batch_strides.last())?;
+        if b0 % last + L > last {
+            return None;
+        }
+        let s0 = self.start(b0);
+        let places = (0..m * n).map(move |e| if col_major { e } else { e / n + e % n * m });
+        Some((s0, bs, places))
+    }
+
     /// Reads matrices `b0..b0 + L` into the lanes of `dst` (column-major,
     /// leading dimension `self.rows`), lane `l` matrix `b0 + l`; the lanes
-    /// past the batch's last matrix take `b0`'s values.
+    /// past the batch's last matrix take `b0`'s values. Matrices that lie
+    /// as [`Mats::dense_lanes`] asks are read by tiles of [`TILE`] elements
+    /// of [`TILE`] matrices, transposed ([`transpose_tile`]), each tile's
+    /// elements then put in their places.
     pub fn read_lanes<T: Scalar, const L: usize>(&self, b0: usize, dst: &mut [[T; L]]) {
         debug_assert_eq!(T::DTYPE, self.dtype);
         let (m, n) = (self.rows, self.cols);
         assert!(dst.len() >= m * n && b0 < self.count());
         let p = self.base.base as *const T;
+        if let Some((s0, bs, mut places)) = self.dense_lanes::<L>(b0) {
+            let whole = m * n / TILE * TILE;
+            for e0 in (0..whole).step_by(TILE) {
+                let mut tile = [[T::zero(); TILE]; TILE];
+                // SAFETY: elements e0..e0 + TILE of the TILE matrices from
+                // b0, `bs` apart, lie in the view's memory (checked when
+                // planned); the tile is this function's.
+                unsafe { transpose_tile(p.offset(s0 + e0 as isize), bs, tile.as_mut_ptr().cast::<T>(), TILE as isize) };
+                for (t, at) in tile.iter().zip(places.by_ref()) {
+                    dst[at].copy_from_slice(t);
+                }
+            }
+            for (e, at) in (whole..m * n).zip(places) {
+                for (l, x) in dst[at].iter_mut().enumerate() {
+                    // SAFETY: as above.
+                    *x = unsafe { p.offset(s0 + l as isize * bs + e as isize).read_unaligned() };
+                }
+            }
+            return;
+        }
         let starts: [isize; L] = std::array::from_fn(|l| self.start(if b0 + l < self.count() { b0 + l } else { b0 }));
         for j in 0..n {
             for i in 0..m {
@@ -392,12 +467,32 @@ impl Mats {
     }
 
     /// Writes lane `l` of `src` (column-major, leading dimension
-    /// `self.rows`) into matrix `b0 + l`, for those of the batch.
+    /// `self.rows`) into matrix `b0 + l`, for those of the batch; by tiles
+    /// as [`Mats::read_lanes`] reads.
     pub fn write_lanes<T: Scalar, const L: usize>(&self, b0: usize, src: &[[T; L]]) {
         debug_assert_eq!(T::DTYPE, self.dtype);
         let (m, n) = (self.rows, self.cols);
         assert!(src.len() >= m * n);
         let p = self.base.base as *mut T;
+        if let Some((s0, bs, mut places)) = self.dense_lanes::<L>(b0) {
+            let whole = m * n / TILE * TILE;
+            for e0 in (0..whole).step_by(TILE) {
+                let mut tile = [[T::zero(); TILE]; TILE];
+                for (t, at) in tile.iter_mut().zip(places.by_ref()) {
+                    t.copy_from_slice(&src[at]);
+                }
+                // SAFETY: as in `read_lanes`; the destination's elements
+                // are this call's alone, as in `write`.
+                unsafe { transpose_tile(tile.as_ptr().cast::<T>(), TILE as isize, p.offset(s0 + e0 as isize), bs) };
+            }
+            for (e, at) in (whole..m * n).zip(places) {
+                for (l, &x) in src[at].iter().enumerate() {
+                    // SAFETY: as above.
+                    unsafe { p.offset(s0 + l as isize * bs + e as isize).write_unaligned(x) };
+                }
+            }
+            return;
+        }
         let live = L.min(self.count().saturating_sub(b0));
         let starts: [isize; L] = std::array::from_fn(|l| self.start(b0 + l.min(live.saturating_sub(1))));
         for j in 0..n {

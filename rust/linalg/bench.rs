@@ -92,7 +92,8 @@ fn timings() {
 }
 
 /// One routine's best time, for profiling and before/after comparisons:
-/// `LINALG_ONE` names it (cholesky, cholesky32, lu, solve, qr, cqr),
+/// `LINALG_ONE` names it (cholesky, cholesky32, cholesky_batch (10000 of
+/// 4 × 4), lu, solve, qr, cqr),
 /// `LINALG_N` its size (1024), `LINALG_THREADS` the pool's threads (1).
 #[test]
 #[ignore]
@@ -106,6 +107,7 @@ fn one() {
     let ms = match name.as_str() {
         "cholesky" => time::<f64>(Routine::Cholesky(Triangle::Lower), &sq, std::slice::from_ref(&sq), 1),
         "cholesky32" => time::<f32>(Routine::Cholesky(Triangle::Lower), &sq, std::slice::from_ref(&sq), 1),
+        "cholesky_batch" => time::<f64>(Routine::Cholesky(Triangle::Lower), &[10000, 4, 4], &[vec![10000, 4, 4]], 1),
         "lu" => time::<f64>(Routine::Lu, &sq, &[sq.clone(), idx.clone(), idx], 1),
         "solve" => time::<f64>(st, &sq, std::slice::from_ref(&sq), 2),
         "qr" => time::<f64>(Routine::Qr, &sq, &[sq.clone(), sq.clone()], 1),

@@ -107,12 +107,15 @@ fn cholesky<T: Scalar>(w: &mut [Lanes<T>], n: usize, upper: bool) {
                 }
             }
         }
-        let mut root = [zero; L];
-        for l in 0..L {
-            let d = col[0][l].re();
-            failed[l] |= d <= zero || d.is_nan();
-            root[l] = d.sqrt();
-            col[0][l] = T::of_real(root[l]);
+        // Each step over the lanes apart, without branches, so that each
+        // is a vector instruction.
+        let d: Lanes<T::Real> = std::array::from_fn(|l| col[0][l].re());
+        for (f, &d) in failed.iter_mut().zip(&d) {
+            *f |= !(d > zero);
+        }
+        let root = d.map(|d| d.sqrt());
+        for (x, &r) in col[0].iter_mut().zip(&root) {
+            *x = T::of_real(r);
         }
         for y in &mut col[1..] {
             for l in 0..L {

@@ -50,11 +50,23 @@ fn interchange<T: Scalar>(w: &mut [T], ld: usize, c0: usize, c1: usize, pivots: 
     if c1 <= c0 || ld == 0 {
         return;
     }
+    // The steps that move a row, as pairs of rows, listed once for every
+    // column: each column then swaps them in turn, without a compare or a
+    // bounds check a swap.
+    // Each column's rows from the first step to the last row a step moves
+    // are asked of the cache while the column before swaps its: the swaps
+    // reach them in no order a prefetcher follows.
+    let pairs: Vec<(usize, usize)> = (s0..s1).map(|s| (s, pivots[s] as usize)).filter(|&(s, p)| p != s).collect();
+    assert!(pairs.iter().all(|&(s, p)| s < ld && p < ld), "the rows lie in a column");
+    let last = pairs.iter().map(|&(_, p)| p + 1).max().unwrap_or(s0).max(s0);
     let swap = |col: &mut [T]| {
-        for (s, &p) in pivots.iter().enumerate().take(s1).skip(s0) {
-            if p as usize != s {
-                col.swap(s, p as usize);
-            }
+        debug_assert_eq!(col.len(), ld);
+        let at = col.as_mut_ptr();
+        gemm::prefetch_tile(at.wrapping_add(ld + s0), ld, last - s0, 1);
+        for &(s, p) in &pairs {
+            // SAFETY: s and p are below ld (asserted above), the column's
+            // length, and distinct.
+            unsafe { std::ptr::swap_nonoverlapping(at.add(s), at.add(p), 1) };
         }
     };
     let cols = &mut w[c0 * ld..c1 * ld];

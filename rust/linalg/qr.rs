@@ -11,6 +11,7 @@
 //! set, [`Band`]); forming q, the columns of a block still the identity's
 //! take Vᴴ's elements as the product would sum them, without the product.
 
+use crate::core::pool;
 use crate::linalg::gemm::{self, Band, Coef};
 use crate::linalg::scalar::{Real, Scalar};
 
@@ -101,6 +102,48 @@ fn apply_cols<T: Scalar>(v: &[T], t: T, cols: &mut [T], ld: usize, j: usize) {
     }
 }
 
+/// Multiply-adds (a complex one counted as four) of one reflector's
+/// application past which [`apply_split`] gives its columns to the
+/// pool's threads: tens of microseconds of one thread's work, enough that
+/// a lingering helper's part is worth its join ([`pool::run_parts`]) but
+/// the panel's reflectors, each a job, do not wait on a sleeping one long.
+const SPLIT: usize = 1 << 16;
+
+/// A pointer to the columns [`apply_split`]'s parts update, each part its
+/// own columns.
+#[derive(Clone, Copy)]
+struct Cols<T>(*mut T);
+// SAFETY: the parts of `apply_split` reach disjoint columns through it,
+// and nothing else touches them meanwhile.
+unsafe impl<T> Send for Cols<T> {}
+// SAFETY: as for Send.
+unsafe impl<T> Sync for Cols<T> {}
+
+/// [`apply_cols`], the columns in parts of whole groups to the pool's
+/// threads where `par` and the work is past [`SPLIT`]: each column's chain
+/// is its own, whichever thread runs it.
+fn apply_split<T: Scalar>(v: &[T], t: T, cols: &mut [T], ld: usize, j: usize, par: bool) {
+    let n = cols.len() / ld.max(1);
+    let g = if T::COMPLEX { 4 } else { 8 };
+    let work = n * (v.len() + 1) * if T::COMPLEX { 8 } else { 2 };
+    let threads = pool::threads();
+    if !par || threads == 1 || work <= SPLIT || n < 2 * g {
+        return apply_cols(v, t, cols, ld, j);
+    }
+    // Parts of whole groups, about two a thread; the last takes the rest.
+    let parts = (2 * threads).min(n / g);
+    let per = n / g / parts * g;
+    let at = Cols(cols.as_mut_ptr());
+    pool::run_parts(parts, |p| {
+        let at = at;
+        let c1 = if p + 1 == parts { n } else { (p + 1) * per };
+        // SAFETY: part p's columns p per..c1 lie in `cols` (c1 <= n) and
+        // no other part reaches them; `cols` outlives the job.
+        let part = unsafe { std::slice::from_raw_parts_mut(at.0.add(p * per * ld), (c1 - p * per) * ld) };
+        apply_cols(v, t, part, ld, j)
+    });
+}
+
 /// [`apply_cols`] on the `G` columns of `group`, their sums side by side.
 fn apply_group<T: Scalar, const G: usize>(v: &[T], t: T, group: &mut [T], ld: usize, j: usize) {
     let m = j + 1 + v.len();
@@ -141,10 +184,10 @@ pub fn factor<T: Scalar>(w: &mut [T], m: usize, n: usize, ld: usize, taus: &mut 
             let col = &mut head[j * ld + j..j * ld + m];
             let tau = reflector(col);
             taus[j] = tau;
-            apply_cols(&col[1..], tau.conj(), &mut tail[..(last - j - 1) * ld], ld, j);
+            apply_split(&col[1..], tau.conj(), &mut tail[..(last - j - 1) * ld], ld, j, par);
         }
         if last < n {
-            let b = Block::new(w, m, ld, j0, j1, taus);
+            let b = Block::new(w, m, ld, j0, j1, taus, par);
             let (_, tail) = w.split_at_mut(j1 * ld);
             b.apply(&mut tail[j0..], ld, n - j1, true, 0, par);
             blocks.push(b);
@@ -166,8 +209,9 @@ pub struct Block<T> {
 }
 
 impl<T: Scalar> Block<T> {
-    /// The block of reflectors `j0..j1` of the m-row `w`, `ld` rows a column.
-    fn new(w: &[T], m: usize, ld: usize, j0: usize, j1: usize, taus: &[T]) -> Block<T> {
+    /// The block of reflectors `j0..j1` of the m-row `w`, `ld` rows a
+    /// column; its product Vᴴ V's rows split over the threads where `par`.
+    fn new(w: &[T], m: usize, ld: usize, j0: usize, j1: usize, taus: &[T], par: bool) -> Block<T> {
         let (nb, mv) = (j1 - j0, m - j0);
         let mut v = vec![T::zero(); mv * nb];
         let mut vt = vec![T::zero(); nb * mv];
@@ -181,7 +225,7 @@ impl<T: Scalar> Block<T> {
         // g = -Vᴴ V, then T column by column: T[j, j] = τ_j and
         // T[..j, j] = T[..j, ..j] (-τ_j V[.., ..j]ᴴ v_j).
         let mut g = vec![T::zero(); nb * nb];
-        gemm::sub_product(&mut g, nb, nb, &vt, nb, Coef { f: &v, ks: 1, cs: mv, conj: false }, mv, nb, Band::Upper, false);
+        gemm::sub_product(&mut g, nb, nb, &vt, nb, Coef { f: &v, ks: 1, cs: mv, conj: false }, mv, nb, Band::Upper, par);
         let mut t = vec![T::zero(); nb * nb];
         let mut z = vec![T::zero(); nb];
         for j in 0..nb {
@@ -254,7 +298,7 @@ pub fn form_q<T: Scalar>(w: &[T], m: usize, n: usize, ld: usize, taus: &[T], blo
             let b = match blocks.get(j0 / NB) {
                 Some(b) => b,
                 None => {
-                    formed = Block::new(w, m, ld, j0, j1, taus);
+                    formed = Block::new(w, m, ld, j0, j1, taus, par);
                     &formed
                 }
             };

@@ -919,8 +919,11 @@ fn a_large_matrix_has_the_same_bits_on_1_and_3_threads_in_every_layout() {
     // Large enough that each routine's updates, cholesky's chunks and
     // lu's interchanges take threads (gemm::THREADED), and that the matrix
     // is read and written by bands of columns, one a thread, whatever its
-    // strides.
-    let n = 520;
+    // strides: a tile's rows past the side whose square of float64 fills
+    // the copies' threshold.
+    let side = (batch::copy_threaded_bytes() as f64 / 8.0).sqrt().ceil() as usize;
+    let n = side + 8;
+    assert!(n * n * 8 >= batch::copy_threaded_bytes() && n * n * 8 > gemm::THREADED);
     let a = definite::<f64>(&mut Rng(29), Kind::Random, n);
     let g = c_order(&general::<f64>(&mut Rng(31), Kind::Random, n, n), n, n);
     let mut outs = vec![];
