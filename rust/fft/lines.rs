@@ -6,6 +6,7 @@ use super::plan::{each_chunk, halves, plan, Line, Plan};
 use super::real::{cmul, widest, Real};
 use super::{Direction, Fft, Kind};
 use crate::core::layout::View;
+use crate::core::stream::{fence, stream};
 
 /// An operand as parts of `T`: a complex element is two parts, its real
 /// then its imaginary. Strides and offset count parts.
@@ -155,6 +156,11 @@ struct Job<'a, T> {
     n: usize,
     plan: &'a Plan<T>,
     halves: Option<&'a [(T, T)]>,
+    /// Whether rows of side-by-side points go to the destination by
+    /// non-temporal stores: where the pass's source and destination
+    /// together exceed the largest cache, which then could not keep the
+    /// lines written for a later read.
+    streams: bool,
 }
 
 /// Transforms every line of `src` along `axis` into `dst` (which may be
@@ -174,7 +180,10 @@ fn pass<T: Real>(op: Op, axis: usize, src: &Arr<T>, dst: &Arr<T>) {
     };
     let plan = plan::<T>(cn, dir);
     let halves = packed.then(|| halves::<T>(n, dir));
-    let job = Job { op, axis, src, dst, n, plan: &plan, halves: halves.as_deref().map(|v| &v[..]) };
+    let bytes = |a: &Arr<T>, real: bool| a.lines(axis) * a.shape[axis] * if real { 1 } else { 2 } * std::mem::size_of::<T>();
+    let streams = bytes(src, op == Op::R2c) + bytes(dst, op == Op::C2r) > crate::core::caches::largest();
+    let halves = halves.as_deref().map(|v| &v[..]);
+    let job = Job { op, axis, src, dst, n, plan: &plan, halves, streams };
     if plan.long() {
         let mut w = Work::default();
         for l in 0..lines {
@@ -316,9 +325,9 @@ impl<T: Real> Job<'_, T> {
             // SAFETY (both): each line's n points at `ds` parts apart, the
             // imaginary part next, lie in the checked destination, this
             // group's alone.
-            (Op::C2c(_), _) => unsafe { scatter(dst.ptr, &dof, ds, 1, n, w) },
+            (Op::C2c(_), _) => unsafe { scatter(dst.ptr, &dof, ds, 1, n, w, self.streams) },
             (Op::C2r, Some(_)) if to.is_some() => {}
-            (Op::C2r, Some(_)) => unsafe { scatter(dst.ptr, &dof, 2 * ds, ds, cn, w) },
+            (Op::C2r, Some(_)) => unsafe { scatter(dst.ptr, &dof, 2 * ds, ds, cn, w, self.streams) },
             (Op::R2c, None) => {
                 for k in 0..=n / 2 {
                     for (b, &o) in dof.iter().enumerate() {
@@ -379,6 +388,33 @@ impl<T: Real> Job<'_, T> {
                 }
             }
         }
+    }
+}
+
+/// Writes the points `vr`, `vi` side by side from `q` by non-temporal
+/// stores ([`stream`]), interleaved a block at a time in a small buffer,
+/// the blocks cut where `q`'s 64-byte lines start, so that each whole line
+/// goes out in one store.
+///
+/// # Safety
+/// The 2 `vr.len()` parts from `q` lie in memory the caller may write,
+/// which no other thread touches meanwhile.
+#[inline(always)]
+unsafe fn stream_row<T: Real>(q: *mut T, vr: &[T], vi: &[T]) {
+    const POINTS: usize = 128;
+    let mut buf = [T::ZERO; 2 * POINTS];
+    let (len, point) = (vr.len(), 2 * std::mem::size_of::<T>());
+    let lead = ((64 - q as usize % 64) % 64 / point).min(len);
+    let mut k = 0;
+    while k < len {
+        let m = if k == 0 && lead > 0 { lead } else { POINTS.min(len - k) };
+        for ((b, &r), &i) in buf[..2 * m].chunks_exact_mut(2).zip(&vr[k..k + m]).zip(&vi[k..k + m]) {
+            (b[0], b[1]) = (r, i);
+        }
+        // SAFETY: points k to k + m of the row, the caller's; `buf` is
+        // this function's own.
+        unsafe { stream(buf.as_ptr().cast(), q.add(2 * k).cast(), m * point) };
+        k += m;
     }
 }
 
@@ -463,19 +499,23 @@ unsafe fn gather<T: Real>(ptr: *const T, offs: &[isize], step: isize, im: isize,
 
 /// Scatters lane b, point j of `w.ar`, `w.ai` to point j of line b, its
 /// real part at `ptr + offs[b] + j step` and its imaginary part `im` parts
-/// further, for j below `n`, in blocks as [`gather`] reads them.
+/// further, for j below `n`, in blocks as [`gather`] reads them; rows of
+/// side-by-side points by non-temporal stores where `streams`.
 ///
 /// # Safety
 /// Every such part must lie in memory the call may write, which no other
 /// thread touches meanwhile.
-unsafe fn scatter<T: Real>(ptr: *mut T, offs: &[isize], step: isize, im: isize, n: usize, w: &Work<T>) {
+unsafe fn scatter<T: Real>(ptr: *mut T, offs: &[isize], step: isize, im: isize, n: usize, w: &Work<T>, streams: bool) {
     let lanes = offs.len();
     let (ar, ai) = (&w.ar[..n * lanes], &w.ai[..n * lanes]);
     if let Some((p, step, width, rows)) = rows_of(ptr, offs, step, im, n) {
         let p = p.cast_mut();
-        widest!(<T>(p: *mut T, step: isize, width: usize, rows: usize, ar: &[T], ai: &[T]) {
-            join_rows(p, step, width, rows, ar, ai)
+        widest!(<T>(p: *mut T, step: isize, width: usize, rows: usize, ar: &[T], ai: &[T], streams: bool) {
+            join_rows(p, step, width, rows, ar, ai, streams)
         });
+        if streams {
+            fence();
+        }
         return;
     }
     if lanes == 1 {
@@ -564,10 +604,16 @@ fn deal_rows<T: Real>(p: *const T, step: isize, width: usize, rows: usize, ar: &
     }
 }
 
-/// [`scatter`] of rows ([`rows_of`]), as [`deal_rows`] gathers them.
+/// [`scatter`] of rows ([`rows_of`]), as [`deal_rows`] gathers them, by
+/// non-temporal stores where `streams` (the caller then fences them).
 #[inline(always)]
-fn join_rows<T: Real>(p: *mut T, step: isize, width: usize, rows: usize, ar: &[T], ai: &[T]) {
-    for j in 0..rows {
+fn join_rows<T: Real>(p: *mut T, step: isize, width: usize, rows: usize, ar: &[T], ai: &[T], streams: bool) {
+    for j in (0..rows).filter(|_| streams) {
+        let (vr, vi) = (&ar[width * j..width * (j + 1)], &ai[width * j..width * (j + 1)]);
+        // SAFETY: as below.
+        unsafe { stream_row(p.wrapping_offset(j as isize * step), vr, vi) };
+    }
+    for j in (0..rows).filter(|_| !streams) {
         // SAFETY: row j's 2 width parts, aligned (`rows_of`), lie in the
         // destination, which [`scatter`]'s caller lets it write and no
         // other thread touches meanwhile.
@@ -576,5 +622,40 @@ fn join_rows<T: Real>(p: *mut T, step: isize, width: usize, rows: usize, ar: &[T
         for ((r, i), z) in vr.iter().zip(vi).zip(row.chunks_exact_mut(2)) {
             (z[0], z[1]) = (*r, *i);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join_rows;
+    use crate::fft::real::Real;
+
+    /// Rows streamed write what rows stored write, at every offset from a
+    /// 64-byte line of up to two lines, for rows shorter and longer than
+    /// a block, and touch no part between them.
+    #[test]
+    fn streamed_rows_write_what_stored_rows_write() {
+        fn check<T: Real>(of: fn(f64) -> T) {
+            for width in [0usize, 1, 7, 8, 9, 127, 128, 129, 300] {
+                let rows = 3;
+                let step = 2 * width + 6;
+                let ar: Vec<T> = (0..width * rows).map(|i| of(i as f64 + 0.5)).collect();
+                let ai: Vec<T> = (0..width * rows).map(|i| of(-(i as f64) - 0.25)).collect();
+                let parts = 128 / std::mem::size_of::<T>();
+                for off in 0..parts {
+                    let len = rows * step;
+                    let mut a = vec![of(7.0); len + 64 + parts];
+                    let mut b = a.clone();
+                    let (pa, pb) = (a.as_ptr().align_offset(64) + off, b.as_ptr().align_offset(64) + off);
+                    join_rows(a[pa..].as_mut_ptr(), step as isize, width, rows, &ar, &ai, false);
+                    join_rows(b[pb..].as_mut_ptr(), step as isize, width, rows, &ar, &ai, true);
+                    crate::core::stream::fence();
+                    assert!(a[pa..pa + len] == b[pb..pb + len], "width {width} offset {off}");
+                    assert!(b[..pb].iter().chain(&b[pb + len..]).all(|&v| v == of(7.0)), "width {width} offset {off}");
+                }
+            }
+        }
+        check::<f32>(|x| x as f32);
+        check::<f64>(|x| x);
     }
 }

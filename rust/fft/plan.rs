@@ -4,7 +4,7 @@
 //! precision) for the life of the process; buffers are held for a call only.
 
 use super::passes::{radices, Passes, Work};
-use super::real::{cmul, widest, Real};
+use super::real::{cmul, prefetch, widest, Real};
 use super::tile::{transpose, transpose_raw};
 use super::twiddle::Cis;
 use super::Direction;
@@ -405,21 +405,26 @@ impl<T: Real> Ends<T> {
     /// faults, whatever `i`.
     #[inline(always)]
     fn prefetch(self, i: usize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let (a, b) = match self {
-                Ends::Split(r, m) => (r.at(i), m.at(i)),
-                Ends::Line(l) => {
-                    let p = l.ptr.wrapping_offset(l.off + i as isize * l.step);
-                    (p, p)
-                }
-            };
-            // SAFETY: a prefetch is a hint that never faults.
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(a as *const i8);
-                _mm_prefetch::<_MM_HINT_T0>(b as *const i8);
+        match self {
+            Ends::Split(r, m) => {
+                prefetch(r.at(i), 1, false);
+                prefetch(m.at(i), 1, false);
             }
+            Ends::Line(l) => prefetch(l.ptr.wrapping_offset(l.off + i as isize * l.step), 2, false),
+        }
+    }
+
+    /// Asks the cache for points `i..i + len`, to write them: a hint, which
+    /// writes nothing and never faults, whatever `i`.
+    #[inline(always)]
+    fn prefetch_write(self, i: usize, len: usize) {
+        match self {
+            Ends::Split(r, m) => {
+                prefetch(r.at(i), len, true);
+                prefetch(m.at(i), len, true);
+            }
+            Ends::Line(l) if l.step == 2 => prefetch(l.ptr.wrapping_offset(l.off + i as isize * 2), 2 * len, true),
+            Ends::Line(_) => {}
         }
     }
 
@@ -663,41 +668,114 @@ impl<T: Real> Bailey<T> {
     /// The four steps from the points of `src` to those of `dst` (which
     /// may be `src`), over the threads: `src` read only in the first step
     /// and `dst` written only in the second, each point once, from one
-    /// thread. Each chunk of lanes of a step is gathered into a thread's
-    /// own buffers, transformed and scattered, so a chunk's bits do not
-    /// depend on its thread.
+    /// thread, but where the points stay in `dst` between the steps
+    /// ([`Between`]). Each chunk of lanes of a step is gathered into a
+    /// thread's own buffers, transformed and scattered, so a chunk's bits
+    /// do not depend on its thread nor on where the points wait.
     ///
     /// The points of both must lie in memory the call may read (`src`)
     /// and write (`dst`), which nothing else touches meanwhile.
     fn steps(&self, src: Ends<T>, dst: Ends<T>) {
-        let (n1, n2) = (self.n1, self.n2);
-        let n = n1 * n2;
+        let n = self.n1 * self.n2;
         // The scratch, left unset: the first step writes each of its n
         // points (through `z`) before the second reads it.
-        let (mut zr, mut zi) = (Vec::<T>::with_capacity(n), Vec::<T>::with_capacity(n));
-        let z = (Shared(zr.as_mut_ptr()), Shared(zi.as_mut_ptr()));
+        let (mut zr, mut zi) = (Vec::<T>::new(), Vec::<T>::new());
+        let z = match keeps_in_result(n, src, dst) {
+            Some(d) => Between::Result(d),
+            None => {
+                zr.reserve_exact(n);
+                zi.reserve_exact(n);
+                Between::Scratch(Shared(zr.as_mut_ptr()), Shared(zi.as_mut_ptr()))
+            }
+        };
+        let (n1, n2) = (self.n1, self.n2);
         let c1 = chunk_lanes::<T>(n1, n2);
         each_chunk(n2.div_ceil(c1), |lw, chunk| {
             let (b, l0) = (self, chunk * c1);
-            widest!(<T>(b: &Bailey<T>, src: Ends<T>, z: (Shared<T>, Shared<T>), lw: &mut Work<T>, l0: usize) {
+            widest!(<T>(b: &Bailey<T>, src: Ends<T>, z: Between<T>, lw: &mut Work<T>, l0: usize) {
                 bailey_first(b, src, z, lw, l0)
             });
         });
         let c2 = chunk_lanes::<T>(n2, n1);
         each_chunk(n1.div_ceil(c2), |lw, chunk| {
             let (b, l0) = (self, chunk * c2);
-            widest!(<T>(b: &Bailey<T>, dst: Ends<T>, z: (Shared<T>, Shared<T>), lw: &mut Work<T>, l0: usize) {
+            widest!(<T>(b: &Bailey<T>, dst: Ends<T>, z: Between<T>, lw: &mut Work<T>, l0: usize) {
                 bailey_second(b, dst, z, lw, l0)
             });
         });
     }
 }
 
+/// Where Bailey's steps keep the points between the first step and the
+/// second.
+#[derive(Clone, Copy)]
+enum Between<T> {
+    /// Scratch of n points, real and imaginary parts apart, by the second
+    /// step's chunks: chunk k1 / c2 of width cb holds point j2 of its lane
+    /// k1 at k1 mod c2 + cb j2, from (k1 - k1 mod c2) n2 on.
+    Scratch(Shared<T>, Shared<T>),
+    /// The result, a line of side-by-side points: point j2 of lane k1 at
+    /// k1 + n1 j2, among the very points the second step's chunk of lane
+    /// k1 writes, so that each chunk reads its points before it writes
+    /// them back transformed and no chunk touches another's.
+    Result(Line<T>),
+}
+
+// SAFETY: as for `Shared`: the first step writes each point of a
+// `Between` from one thread, and the second reads and writes each from one.
+unsafe impl<T> Send for Between<T> {}
+// SAFETY: as for `Send`.
+unsafe impl<T> Sync for Between<T> {}
+
+/// Test-only: where nonzero, the least bytes of a line that Bailey's steps
+/// keep in its result, in place of the contract's, so that tests compare
+/// the bits of both ways on short lines.
+#[cfg(test)]
+pub static IN_RESULT_FROM: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Test-only: the lines Bailey's steps have kept in their result.
+#[cfg(test)]
+pub static IN_RESULT_LINES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The line that Bailey's steps from `src` to `dst` over n points keep
+/// their points in between the steps, as nx.cpu states: on Linux, `dst`
+/// where it is a line of side-by-side points apart from `src` (`w`'s
+/// buffers, or a line whose parts all lie below or above it) and the
+/// line's n points fill at least 32 MiB and more than the largest cache.
+fn keeps_in_result<T: Real>(n: usize, src: Ends<T>, dst: Ends<T>) -> Option<Line<T>> {
+    let Ends::Line(d) = dst else { return None };
+    let bytes = n.saturating_mul(2 * std::mem::size_of::<T>());
+    let least = (32usize << 20).max(crate::core::caches::largest() + 1);
+    #[cfg(test)]
+    let least = match IN_RESULT_FROM.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => least,
+        b => b,
+    };
+    // The first and one past the last byte of a line's parts.
+    let span = |l: Line<T>| {
+        let (a, b) = (l.off, l.off + (n as isize - 1) * l.step);
+        let size = std::mem::size_of::<T>();
+        let lo = l.ptr.wrapping_offset(a.min(b)) as usize;
+        (lo, l.ptr.wrapping_offset(a.max(b) + 1) as usize + size)
+    };
+    let apart = match src {
+        Ends::Split(..) => true,
+        Ends::Line(s) => {
+            let ((slo, shi), (dlo, dhi)) = (span(s), span(d));
+            shi <= dlo || dhi <= slo
+        }
+    };
+    let keeps = cfg!(target_os = "linux") && d.step == 2 && bytes >= least && apart;
+    #[cfg(test)]
+    IN_RESULT_LINES.fetch_add(keeps as usize, std::sync::atomic::Ordering::Relaxed);
+    keeps.then_some(d)
+}
+
 /// Bailey's first step for lanes j2 = l0.. of a chunk: n1 points at
 /// j2 + n2 j1 of `src`, transformed, times e^(σ2πi j2 k1/n), into `z` as
-/// the second step's chunks take them.
+/// the second step's chunks take them ([`Between`]).
 #[inline(always)]
-fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, (zr, zi): (Shared<T>, Shared<T>), lw: &mut Work<T>, l0: usize) {
+fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, z: Between<T>, lw: &mut Work<T>, l0: usize) {
     let (n1, n2) = (b.n1, b.n2);
     let n = n1 * n2;
     let c = chunk_lanes::<T>(n1, n2).min(n2 - l0);
@@ -718,6 +796,11 @@ fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, (zr, zi): (Shared<T>, Shar
         for k1 in 0..n1 {
             let (vr, vi) = (&mut ar[c * k1..c * k1 + c], &mut ai[c * k1..c * k1 + c]);
             let at = l0 + n2 * k1;
+            if k1 + PREFETCH < n1 {
+                let ahead = at + n2 * PREFETCH;
+                prefetch(twr[ahead..].as_ptr(), c, false);
+                prefetch(twi[ahead..].as_ptr(), c, false);
+            }
             let (tr, ti) = (&twr[at..at + c], &twi[at..at + c]);
             for l in 0..c {
                 (vr[l], vi[l]) = cmul(vr[l], vi[l], tr[l], ti[l]);
@@ -738,6 +821,25 @@ fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, (zr, zi): (Shared<T>, Shar
             }
         }
     }
+    let (zr, zi) = match z {
+        Between::Scratch(zr, zi) => (zr, zi),
+        Between::Result(d) => {
+            // Lane l's points side by side, at l n1 + k1, then each lane's
+            // run of n1 to points n1 (l0 + l).. of the result.
+            let (br, bi) = (&mut lw.br, &mut lw.bi);
+            br.resize(n1 * c, T::ZERO);
+            bi.resize(n1 * c, T::ZERO);
+            transpose(ar, c, br, n1, n1, c);
+            transpose(ai, c, bi, n1, n1, c);
+            for l in 0..c {
+                // SAFETY: points n1 (l0 + l) .. + n1 <= n1 n2 of the
+                // result, which `steps`' caller lets it write, this
+                // chunk's lanes' alone in this step.
+                unsafe { Ends::Line(d).write(n1 * (l0 + l), &br[n1 * l..n1 * (l + 1)], &bi[n1 * l..n1 * (l + 1)]) };
+            }
+            return;
+        }
+    };
     // Into z by the second step's chunks: chunk k1 / c2 of width cb holds
     // point j2 of its lane k1 at k1 mod c2 + cb j2, runs of cb here.
     let c2 = chunk_lanes::<T>(n2, n1);
@@ -760,19 +862,37 @@ fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, (zr, zi): (Shared<T>, Shar
 }
 
 /// Bailey's second step for lanes k1 = l0.. of a chunk: its n2 points a
-/// lane, side by side in `z` from l0 n2 on, transformed, into `dst` at
-/// k1 + n1 k2.
+/// lane from `z` ([`Between`]), transformed, into `dst` at k1 + n1 k2.
 #[inline(always)]
-fn bailey_second<T: Real>(b: &Bailey<T>, dst: Ends<T>, (zr, zi): (Shared<T>, Shared<T>), lw: &mut Work<T>, l0: usize) {
+fn bailey_second<T: Real>(b: &Bailey<T>, dst: Ends<T>, z: Between<T>, lw: &mut Work<T>, l0: usize) {
     let (n1, n2) = (b.n1, b.n2);
     let c = chunk_lanes::<T>(n2, n1).min(n1 - l0);
     lw.ar.resize(n2 * c, T::ZERO);
     lw.ai.resize(n2 * c, T::ZERO);
-    // SAFETY: this chunk's c n2 points of `z`, from l0 n2 on, which no
-    // thread writes in this step.
-    unsafe { Ends::Split(zr, zi).read(l0 * n2, &mut lw.ar[..n2 * c], &mut lw.ai[..n2 * c]) };
+    match z {
+        // SAFETY: this chunk's c n2 points of `z`, from l0 n2 on, which no
+        // thread writes in this step.
+        Between::Scratch(zr, zi) => unsafe { Ends::Split(zr, zi).read(l0 * n2, &mut lw.ar[..n2 * c], &mut lw.ai[..n2 * c]) },
+        Between::Result(d) => {
+            let d = Ends::Line(d);
+            for j2 in 0..n2 {
+                if j2 + PREFETCH < n2 {
+                    d.prefetch(l0 + n1 * (j2 + PREFETCH));
+                    d.prefetch(l0 + n1 * (j2 + PREFETCH) + c - 1);
+                }
+                // SAFETY: points l0 + n1 j2 .. + c < n of the result,
+                // which `steps`' caller lets it read and write: this
+                // chunk's lanes', which no other thread touches in this
+                // step.
+                unsafe { d.read(l0 + n1 * j2, &mut lw.ar[c * j2..c * j2 + c], &mut lw.ai[c * j2..c * j2 + c]) };
+            }
+        }
+    }
     b.second.exec(c, lw);
     for k2 in 0..n2 {
+        if k2 + PREFETCH < n2 {
+            dst.prefetch_write(l0 + n1 * (k2 + PREFETCH), c);
+        }
         // SAFETY: points l0 + n1 k2 .. + c < n of `dst`, which `steps`'
         // caller lets it write; lanes l0.. are this chunk's alone.
         unsafe { dst.write(l0 + n1 * k2, &lw.ar[c * k2..c * k2 + c], &lw.ai[c * k2..c * k2 + c]) };

@@ -171,6 +171,37 @@ macro_rules! widest {
 }
 pub(super) use widest;
 
+/// Asks the cache for the parts `p..p + len`, every 64 bytes and the
+/// last, to read them, or to write them where `write`: a hint, which
+/// reads and writes nothing and never faults, whatever the addresses.
+#[inline(always)]
+pub fn prefetch<T>(p: *const T, len: usize, write: bool) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0, _MM_HINT_T0};
+        let bytes = len * std::mem::size_of::<T>();
+        let at = |b: usize| p.cast::<i8>().wrapping_add(b);
+        let ask = |q: *const i8| {
+            // SAFETY: a prefetch is a hint that never faults.
+            unsafe {
+                if write {
+                    _mm_prefetch::<_MM_HINT_ET0>(q)
+                } else {
+                    _mm_prefetch::<_MM_HINT_T0>(q)
+                }
+            }
+        };
+        for b in (0..bytes).step_by(64) {
+            ask(at(b));
+        }
+        if bytes > 0 {
+            ask(at(bytes - 1));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (p, len, write);
+}
+
 /// The product of two complex numbers `(ar, ai) (br, bi)`, each part one
 /// product and one fused multiply-add.
 #[inline(always)]

@@ -651,6 +651,39 @@ fn long_lines_in_place_match_fresh_destinations() {
     check_bits::<f32>(Kind::C2c(Inverse), &shape, &[0, 1], 12);
 }
 
+/// Bailey's steps keep the bits of their points in scratch between the
+/// steps where they keep them in the result: lines apart from their result
+/// (c2c of each precision and direction, and a c2r's packed points); a
+/// line transformed where it lies in the result, whose points the first
+/// step would overwrite before it reads them, keeps them in scratch and
+/// its bits.
+#[test]
+fn bailey_in_the_result_keeps_the_bits() {
+    use super::plan::{IN_RESULT_FROM, IN_RESULT_LINES};
+    use std::sync::atomic::Ordering::Relaxed;
+    let n = 1 << 17;
+    let (x32, x64, bins) = (randoms::<f32>(2 * n, 51), randoms::<f64>(2 * n, 52), randoms::<f32>(2 * (n + 1), 53));
+    let apart = || {
+        (
+            transform::<f32>(Kind::C2c(Forward), &[n], &[0], &x32),
+            transform::<f64>(Kind::C2c(Inverse), &[n], &[0], &x64),
+            c2r::<f32>(&[2 * n], &[0], &bins),
+        )
+    };
+    let in_place = || transform::<f32>(Kind::C2c(Forward), &[n, 1], &[0, 1], &x32);
+    let (scratch, scratch_here) = (apart(), in_place());
+    IN_RESULT_FROM.store(1, Relaxed);
+    let kept = IN_RESULT_LINES.load(Relaxed);
+    let result = apart();
+    let lines = IN_RESULT_LINES.load(Relaxed) - kept;
+    let here = in_place();
+    IN_RESULT_FROM.store(0, Relaxed);
+    // At least these three (other tests may run long lines meanwhile).
+    assert!(lines >= 3, "lines kept in the result: {lines}");
+    assert!(same_bits(&scratch.0, &result.0) && same_bits(&scratch.1, &result.1) && same_bits(&scratch.2, &result.2));
+    assert!(same_bits(&scratch_here, &here) && same_bits(&scratch_here, &scratch.0));
+}
+
 /// Lines by four steps in cache and by Bailey's steps have the same bits
 /// alone as in batches of any size (groups of lanes and a remainder), and
 /// a line alone, which runs on the calling thread, the same bits on the
