@@ -147,13 +147,17 @@ impl GatherRanges {
             let (a, z) = (lo.max(b * block) - b * block, hi.min((b + 1) * block) - b * block);
             let mut done = 0i64; // the greatest end so far
             let mut prev = 0i64; // the previous run's end
+            // Run j's start and end, each word read once: the next run's
+            // read ahead where its head is prefetched.
+            // SAFETY: j < k: the words lie in the checked layouts of the
+            // starts and the ends, which no thread writes.
+            let words = |j: isize| unsafe { (<u64 as Slot>::get(sb, s0 + j * sl) as i64, <u64 as Slot>::get(eb, e0 + j * el) as i64) };
+            let mut ahead = None;
             for j in 0..k as isize {
                 if done as i128 * cells as i128 >= z as i128 {
                     break;
                 }
-                // SAFETY: the words lie in the checked layouts of the
-                // starts and the ends, which no thread writes.
-                let (st, end) = unsafe { (<u64 as Slot>::get(sb, s0 + j * sl) as i64, <u64 as Slot>::get(eb, e0 + j * el) as i64) };
+                let (st, end) = ahead.take().unwrap_or_else(|| words(j));
                 if end > done {
                     let (p0, p1) = (done as usize, (end as u64).min(size as u64) as usize);
                     let base = st.wrapping_sub(prev) as i128;
@@ -162,9 +166,9 @@ impl GatherRanges {
                     let v1 = (p1 as i128).min(n as i128 - base).max(v0 as i128) as usize;
                     let clip = |p: usize, q: usize| ((p * cells).max(a), (q * cells).min(z));
                     if dst.dense && src.dense && j + 1 < k as isize && (end as i128 * cells as i128) < z as i128 {
-                        // SAFETY: as above, for run j + 1's words.
-                        let (st1, end1) = unsafe { (<u64 as Slot>::get(sb, s0 + (j + 1) * sl) as i64, <u64 as Slot>::get(eb, e0 + (j + 1) * el) as i64) };
+                        let (st1, end1) = words(j + 1);
                         self.prefetch_head::<S>(&src, st1, end1.saturating_sub(end), cells);
+                        ahead = Some((st1, end1));
                     }
                     self.zero::<S>(&dst, clip(p0, v0));
                     self.copy::<S>(&dst, &src, clip(v0, v1), base as isize);
