@@ -93,13 +93,15 @@ fn time_moves() {
             let mut into: Vec<u64> = (0..n / 2).map(|_| splitmix(&mut s)).collect();
             let mut upd: Vec<u64> = (0..m / 2).map(|_| splitmix(&mut s)).collect();
             let mut pos: Vec<u64> = (0..m as u64).map(|i| i * step + splitmix(&mut s) % step).collect();
-            // The host's strategy, then one as if its largest cache held
-            // every target (one thread a slice, no prefetches).
-            for cache in [crate::core::caches::largest(), usize::MAX] {
-                report(&format!("scatter_set {m} unique into {n}, in place, cache {cache}"), &mut || {
+            // The host's strategy, under unique (updates split) and
+            // without it (targets split past the cache), then as if its
+            // largest cache held every target (no prefetches).
+            let largest = crate::core::caches::largest();
+            for (unique, cache) in [(true, largest), (false, largest), (true, usize::MAX)] {
+                report(&format!("scatter_set {m} into {n}, in place, unique {unique}, cache {cache}"), &mut || {
                     let (d, p, u) = (view(&mut into, Dtype::Float32, &[n]), view(&mut pos, Dtype::Int64, &[m]), view(&mut upd, Dtype::Float32, &[m]));
                     let host = Host { threads: pool::threads(), cache };
-                    scatter::plan(Combine::Set, true, 0, d.clone(), d, p, u).unwrap().on(host).run().unwrap()
+                    scatter::plan(Combine::Set, unique, 0, d.clone(), d, p, u).unwrap().on(host).run().unwrap()
                 });
             }
         }
@@ -109,10 +111,15 @@ fn time_moves() {
             let mut into: Vec<u64> = (0..n / 2).map(|_| 0x3f80_0000_3f80_0000).collect();
             let mut upd: Vec<u64> = (0..m / 2).map(|_| 0x3f80_0000_3f80_0000).collect();
             let mut pos: Vec<u64> = (0..m).map(|_| splitmix(&mut s) % n as u64).collect();
-            report(&format!("scatter_add {m} into {n}, in place"), &mut || {
-                let (d, p, u) = (view(&mut into, Dtype::Float32, &[n]), view(&mut pos, Dtype::Int64, &[m]), view(&mut upd, Dtype::Float32, &[m]));
-                scatter::plan(Combine::Add, false, 0, d.clone(), d, p, u).unwrap().run().unwrap()
-            });
+            // The host's strategy, then one as if its largest cache held
+            // no target (each thread its range of targets).
+            for cache in [crate::core::caches::largest(), 0] {
+                report(&format!("scatter_add {m} into {n}, in place, cache {cache}"), &mut || {
+                    let (d, p, u) = (view(&mut into, Dtype::Float32, &[n]), view(&mut pos, Dtype::Int64, &[m]), view(&mut upd, Dtype::Float32, &[m]));
+                    let host = Host { threads: pool::threads(), cache };
+                    scatter::plan(Combine::Add, false, 0, d.clone(), d, p, u).unwrap().on(host).run().unwrap()
+                });
+            }
         }
     }
     if want("ranges") {
@@ -196,6 +203,7 @@ fn scatter_narrow_add_memory() {
                 let all = (8 + w) * if t >= m { m } else { m.min(1 << 22) } + if m > t && m > 1 << 19 { 5 * t } else { 0 };
                 format!("{} ((8 + w) m-type {all} in all + {per_thread} on each of {threads} threads)", all + threads * per_thread)
             }
+            scatter::Strategy::ByUpdate => unreachable!("only Set under unique splits its updates"),
         };
         println!("{name} | {t} | {m} | {slices} | {threads} | {strategy:?} | {bytes} | {contract}");
     }

@@ -10,7 +10,7 @@
 //! and not otherwise: where the source is in the cache the prefetches
 //! were measured to cost more than they save.
 
-use super::slot::{copy_run, prefetch, streams, Slot};
+use super::slot::{copy_run, prefetch, prefetch_lines, streams, Slot};
 use crate::core::stream::fence;
 use super::walk::{at, bounds, dense, last_stride, parts, runs};
 use super::{check_dst, check_index, claims};
@@ -184,8 +184,7 @@ impl Gather {
                 let p = unsafe { <u64 as Slot>::get(ib, oi + k * si) };
                 let src = (p < n).then(|| ox + p as isize * sa);
                 if let Some(s) = src {
-                    let at = S::addr(xb, s);
-                    (0..lines).step_by(64).for_each(|b| prefetch(at.wrapping_add(b)));
+                    prefetch_lines(S::addr(xb, s), lines);
                 }
                 let slot = &mut ring[pushed % ROWS_AHEAD];
                 if pushed >= ROWS_AHEAD {

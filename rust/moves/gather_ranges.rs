@@ -15,13 +15,18 @@
 //! destination's rows (a position's cells) lie one after the other, else
 //! element by element along runs of the last axis; the rest are zeros.
 //!
+//! Where both are, the head of the next run's source is prefetched
+//! ([`HEAD_PREFETCH`] bytes at most) before a run is copied: each run
+//! starts a new stream at a place of its own, which the processor's own
+//! prefetcher only follows once it has missed a few lines there.
+//!
 //! Threads split the destination's C-order positions at whole cache lines
 //! of its memory where it is C-contiguous, so that no two write one byte;
 //! in other layouts a sub-byte element shared with another thread's byte is
 //! written by an atomic read-modify-write ([`super::slot`]). Each element's
 //! bits depend on the operands alone, never on the split.
 
-use super::slot::{copy_run, streams, Slot};
+use super::slot::{copy_run, prefetch_lines, streams, Slot};
 use crate::core::stream::fence;
 use super::walk::{at, dense, parts, runs};
 use super::{check_dst, check_index, claims};
@@ -43,6 +48,10 @@ pub fn shape(index: &[usize], size: usize, x: &[usize]) -> Result<Vec<usize>, St
     }
     Ok(index[..lead].iter().copied().chain([size]).chain(x[lead + 1..].iter().copied()).collect())
 }
+
+/// Bytes of the next run's source prefetched at most while a run is
+/// copied: about what a copy at memory speed moves in a miss's latency.
+const HEAD_PREFETCH: usize = 1024;
 
 /// A checked gather_ranges call.
 pub struct GatherRanges {
@@ -138,13 +147,17 @@ impl GatherRanges {
             let (a, z) = (lo.max(b * block) - b * block, hi.min((b + 1) * block) - b * block);
             let mut done = 0i64; // the greatest end so far
             let mut prev = 0i64; // the previous run's end
+            // Run j's start and end, each word read once: the next run's
+            // read ahead where its head is prefetched.
+            // SAFETY: j < k: the words lie in the checked layouts of the
+            // starts and the ends, which no thread writes.
+            let words = |j: isize| unsafe { (<u64 as Slot>::get(sb, s0 + j * sl) as i64, <u64 as Slot>::get(eb, e0 + j * el) as i64) };
+            let mut ahead = None;
             for j in 0..k as isize {
                 if done as i128 * cells as i128 >= z as i128 {
                     break;
                 }
-                // SAFETY: the words lie in the checked layouts of the
-                // starts and the ends, which no thread writes.
-                let (st, end) = unsafe { (<u64 as Slot>::get(sb, s0 + j * sl) as i64, <u64 as Slot>::get(eb, e0 + j * el) as i64) };
+                let (st, end) = ahead.take().unwrap_or_else(|| words(j));
                 if end > done {
                     let (p0, p1) = (done as usize, (end as u64).min(size as u64) as usize);
                     let base = st.wrapping_sub(prev) as i128;
@@ -152,6 +165,11 @@ impl GatherRanges {
                     let v0 = (p0 as i128).max(-base).min(p1 as i128) as usize;
                     let v1 = (p1 as i128).min(n as i128 - base).max(v0 as i128) as usize;
                     let clip = |p: usize, q: usize| ((p * cells).max(a), (q * cells).min(z));
+                    if dst.dense && src.dense && j + 1 < k as isize && (end as i128 * cells as i128) < z as i128 {
+                        let (st1, end1) = words(j + 1);
+                        self.prefetch_head::<S>(&src, st1, end1.saturating_sub(end), cells);
+                        ahead = Some((st1, end1));
+                    }
                     self.zero::<S>(&dst, clip(p0, v0));
                     self.copy::<S>(&dst, &src, clip(v0, v1), base as isize);
                     self.zero::<S>(&dst, clip(v1, p1));
@@ -161,6 +179,16 @@ impl GatherRanges {
             }
             self.zero::<S>(&dst, (((done.max(0) as u64).min(size as u64) as usize * cells).max(a), z));
         }
+    }
+
+    /// Asks for the first lines of a dense source slab's `len` positions
+    /// from position `st` (a run's, not yet checked against the axis: a
+    /// prefetch never faults), [`HEAD_PREFETCH`] bytes at most.
+    fn prefetch_head<S: Slot>(&self, src: &Slab, st: i64, len: i64, cells: usize) {
+        let bits = self.x.layout.dtype.bits() as u128;
+        let bytes = (len.max(0) as u128 * cells as u128 * bits / 8).min(HEAD_PREFETCH as u128) as usize;
+        let first = src.base.wrapping_add((st as isize).wrapping_mul(cells as isize));
+        prefetch_lines(S::addr(self.x.memory.base, first), bytes);
     }
 
     /// Writes zeros at a slab's element positions `lo..hi`.

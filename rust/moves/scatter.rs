@@ -11,6 +11,11 @@
 //!
 //! - [`Strategy::PerSlice`]: slices split among threads, each slice walked
 //!   whole by one thread;
+//! - [`Strategy::ByUpdate`]: each slice's updates split among the threads,
+//!   for Set under `unique`: with at most one update a target, the
+//!   promise the call relies on, no two threads write one target and no
+//!   order among the updates matters (a broken promise leaves either
+//!   write's words there, by relaxed atomic stores: [`Slot::put_shared`]);
 //! - [`Strategy::ByTarget`]: each slice's targets split among the threads.
 //!   A narrow float's Add (not `unique`) sorts the slice's updates by
 //!   blocks of targets on every thread, each block then summed by one
@@ -20,7 +25,11 @@
 //!   that land in its range: reading the positions once on each thread
 //!   gives the bits a sort would.
 //!
-//! [`Strategy::ByTarget`] is taken where the slices are fewer than the
+//! [`Strategy::ByUpdate`] is taken for Set under `unique` where the slices
+//! are fewer than the threads, there are at least 2^16 updates and the
+//! destination's base is aligned as [`Slot::put_shared`] needs: it reads
+//! each position once, where [`Strategy::ByTarget`] reads them on every
+//! thread. Otherwise [`Strategy::ByTarget`] is taken where the slices are fewer than the
 //! threads, there are at least 2^16 updates (any number for a narrow
 //! float) and the slices' targets, in their dtype (float32 for a narrow
 //! float), exceed the host's largest cache ([`crate::core::caches::largest`]): targets
@@ -73,6 +82,8 @@ pub enum Strategy {
     PerSlice,
     /// Each slice's targets split among the threads.
     ByTarget,
+    /// Each slice's updates split among the threads (Set under `unique`).
+    ByUpdate,
 }
 
 /// What the strategy depends on of the host: its threads and the bytes of
@@ -169,11 +180,13 @@ struct Slice {
 }
 
 impl Scatter {
-    /// The call with its strategy chosen for `host`: each slice's targets
-    /// split among the threads where the slices are fewer than them and
-    /// their targets exceed the host's largest cache, from 2^16 updates on
-    /// or for a narrow float any number of them; targets prefetched where
-    /// they exceed it in their dtype.
+    /// The call with its strategy chosen for `host`, where the slices are
+    /// fewer than its threads: each slice's updates split among them for
+    /// Set under `unique` from 2^16 updates on (a destination aligned for
+    /// [`Slot::put_shared`]), else its targets where they exceed the host's
+    /// largest cache, from 2^16 updates on or for a narrow float any
+    /// number of them; targets prefetched where they exceed it in their
+    /// dtype.
     pub fn on(self, host: Host) -> Scatter {
         let ds = &self.dst.layout.shape;
         let d = self.dst.layout.dtype;
@@ -184,7 +197,16 @@ impl Scatter {
         let width = if narrow { 4 } else { d.bits().div_ceil(8) };
         let big = targets.saturating_mul(width) > host.cache;
         let far = targets.saturating_mul(d.bits()) / 8 > host.cache;
-        let strategy = if slices < host.threads && (narrow || m >= 1 << 16) && big { Strategy::ByTarget } else { Strategy::PerSlice };
+        let aligned = self.dst.memory.base as usize % d.bits().div_ceil(8).min(8) == 0;
+        let strategy = if slices >= host.threads {
+            Strategy::PerSlice
+        } else if self.combine == Combine::Set && self.unique && m >= 1 << 16 && aligned {
+            Strategy::ByUpdate
+        } else if (narrow || m >= 1 << 16) && big {
+            Strategy::ByTarget
+        } else {
+            Strategy::PerSlice
+        };
         Scatter { strategy, threads: host.threads, far, ..self }
     }
 
@@ -219,21 +241,21 @@ impl Scatter {
         });
     }
 
-    /// Calls `f(p, target, update)` for each update of slice `s` whose
+    /// Calls `f(p, target, update)` for each update `js` of slice `s` whose
     /// position `p` lies in `lo..hi`, with the element indices of its
     /// target and of itself, in order along the axis; where `PF`, the
     /// target of each update [`AHEAD`] on is prefetched. `f` should hold
     /// what it reads by value (a `move` closure of locals): a reference it
     /// holds would be read again after each write through a pointer.
     #[inline(always)]
-    fn each<const PF: bool>(&self, s: Slice, lo: usize, hi: usize, mut f: impl FnMut(usize, isize, isize)) {
+    fn each<const PF: bool>(&self, s: Slice, (lo, hi): (usize, usize), js: (usize, usize), mut f: impl FnMut(usize, isize, isize)) {
         let a = self.axis;
         let (si, su, sd) = (self.idx.layout.strides[a], self.upd.layout.strides[a], self.dst.layout.strides[a]);
         let (ib, db) = (self.idx.memory.base, self.dst.memory.base as *const u8);
         let bits = self.dst.layout.dtype.bits() as isize;
         let (lo, hi) = (lo as u64, hi as u64);
-        let m = self.upd.layout.shape[a] as isize;
-        for k in 0..m {
+        let (j0, m) = (js.0 as isize, js.1 as isize);
+        for k in j0..m {
             if PF && k + AHEAD < m {
                 // SAFETY: the position lies in the positions' checked layout.
                 let q = unsafe { <u64 as Slot>::get(ib, s.i + (k + AHEAD) * si) };
@@ -249,38 +271,45 @@ impl Scatter {
         }
     }
 
-    /// Combines the updates of slices `s0..s1` whose positions lie in
-    /// `lo..hi` into the destination, their targets prefetched where the
+    /// Combines updates `js` of slices `s0..s1` whose positions lie in
+    /// `ps` into the destination, their targets prefetched where the
     /// call's exceed the cache.
-    fn part(&self, s0: usize, s1: usize, lo: usize, hi: usize) {
+    fn part(&self, (s0, s1): (usize, usize), ps: (usize, usize), js: (usize, usize)) {
         if self.far {
-            self.part_of::<true>(s0, s1, lo, hi)
+            self.part_of::<true>(s0, s1, ps, js)
         } else {
-            self.part_of::<false>(s0, s1, lo, hi)
+            self.part_of::<false>(s0, s1, ps, js)
         }
     }
 
     /// [`Scatter::part`], the targets prefetched where `PF`.
-    fn part_of<const PF: bool>(&self, s0: usize, s1: usize, lo: usize, hi: usize) {
+    fn part_of<const PF: bool>(&self, s0: usize, s1: usize, ps: (usize, usize), js: (usize, usize)) {
         let (db, ub) = (self.dst.memory.base, self.upd.memory.base as *const u8);
         let d = self.dst.layout.dtype;
         // SAFETY (for the closures below): each target and update lies in
         // its checked layout, the target at a position inside its axis;
         // the destination is apart from the positions and updates (plan),
-        // and only this part writes the targets of positions lo..hi of its
-        // slices, which no other slice's updates reach.
+        // and only this part writes the targets of positions `ps` of its
+        // slices, which no other slice's updates reach; or, split by
+        // update, only this part writes the targets of its updates under
+        // the promise of unique, and by atomic stores where it is broken.
         if self.combine == Combine::Set {
+            let shared = self.strategy == Strategy::ByUpdate;
             crate::with_slot!(d.bits(), S => self.slices(s0, s1, |s| {
                 let (db, ub) = (db, ub);
-                self.each::<PF>(s, lo, hi, move |_, t, u| unsafe { S::put(db, t, S::get(ub, u)) })
+                if shared {
+                    self.each::<PF>(s, ps, js, move |_, t, u| unsafe { S::put_shared(db, t, S::get(ub, u)) })
+                } else {
+                    self.each::<PF>(s, ps, js, move |_, t, u| unsafe { S::put(db, t, S::get(ub, u)) })
+                }
             }));
             return;
         }
         if let (Combine::Add, Some(f), false) = (self.combine, Narrow::of(d), self.unique) {
             match f.bits() {
-                4 => narrow_add::<_, PF>(&Narrowed::<Packed<4>>::new(f), self, s0, s1, lo, hi),
-                8 => narrow_add::<_, PF>(&Narrowed::<u8>::new(f), self, s0, s1, lo, hi),
-                _ => narrow_add::<_, PF>(&Narrowed::<u16>::new(f), self, s0, s1, lo, hi),
+                4 => narrow_add::<_, PF>(&Narrowed::<Packed<4>>::new(f), self, s0, s1, ps, js),
+                8 => narrow_add::<_, PF>(&Narrowed::<u8>::new(f), self, s0, s1, ps, js),
+                _ => narrow_add::<_, PF>(&Narrowed::<u16>::new(f), self, s0, s1, ps, js),
             }
             return;
         }
@@ -289,7 +318,7 @@ impl Scatter {
             ($n:ident, $op:path) => {
                 self.slices(s0, s1, |s| {
                     let (db, ub, n) = (db, ub, $n);
-                    self.each::<PF>(s, lo, hi, move |_, t, u| unsafe { n.put(db, t, $op(n.get(db, t), n.get(ub, u))) })
+                    self.each::<PF>(s, ps, js, move |_, t, u| unsafe { n.put(db, t, $op(n.get(db, t), n.get(ub, u))) })
                 })
             };
         }
@@ -301,15 +330,16 @@ impl Scatter {
     }
 }
 
-/// A narrow float's Add over slices `s0..s1` and positions `lo..hi`: each
-/// target's sum in float32 from the target, rounded once into its dtype.
-fn narrow_add<N: Num<R = f32>, const PF: bool>(n: &N, sc: &Scatter, s0: usize, s1: usize, lo: usize, hi: usize) {
+/// A narrow float's Add over updates `js` of slices `s0..s1` and
+/// positions `lo..hi`: each target's sum in float32 from the target,
+/// rounded once into its dtype.
+fn narrow_add<N: Num<R = f32>, const PF: bool>(n: &N, sc: &Scatter, s0: usize, s1: usize, (lo, hi): (usize, usize), js: (usize, usize)) {
     let (db, ub) = (sc.dst.memory.base, sc.upd.memory.base as *const u8);
     let sd = sc.dst.layout.strides[sc.axis];
     let mut sums = vec![0f32; hi - lo];
     let mut has = vec![false; hi - lo];
     sc.slices(s0, s1, |s| {
-        sc.each::<PF>(s, lo, hi, |p, t, u| {
+        sc.each::<PF>(s, (lo, hi), js, |p, t, u| {
             let q = p - lo;
             // SAFETY: as in `Scatter::part`.
             unsafe {
@@ -489,12 +519,9 @@ impl Call for Scatter {
         }
         match self.strategy {
             Strategy::PerSlice => {
-                let m = self.upd.layout.shape[self.axis].max(1);
-                let k = parts(slices, (1 << 14) / m);
-                pool::run_parts(k, |p| {
-                    let (s0, s1) = bounds(slices, k, p);
-                    self.part(s0, s1, 0, t)
-                });
+                let m = self.upd.layout.shape[self.axis];
+                let k = parts(slices, (1 << 14) / m.max(1));
+                pool::run_parts(k, |p| self.part(bounds(slices, k, p), (0, t), (0, m)));
             }
             Strategy::ByTarget if self.combine == Combine::Add && !self.unique && self.dst.layout.dtype.is_narrow_float() => {
                 let f = Narrow::of(self.dst.layout.dtype).expect("a narrow float");
@@ -506,11 +533,13 @@ impl Call for Scatter {
                 });
             }
             Strategy::ByTarget => {
-                let k = self.threads;
-                pool::run_parts(slices * k, |p| {
-                    let (lo, hi) = bounds(t, k, p % k);
-                    self.part(p / k, p / k + 1, lo, hi)
-                });
+                let (k, m) = (self.threads, self.upd.layout.shape[self.axis]);
+                pool::run_parts(slices * k, |p| self.part((p / k, p / k + 1), bounds(t, k, p % k), (0, m)));
+            }
+            Strategy::ByUpdate => {
+                let m = self.upd.layout.shape[self.axis];
+                let k = parts(m, 1 << 14);
+                pool::run_parts(slices * k, |p| self.part((p / k, p / k + 1), (0, t), bounds(m, k, p % k)));
             }
         }
         Ok(())

@@ -9,7 +9,7 @@
 //! (as `crate::loops::memio` does for the loops).
 
 use crate::core::stream::stream;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
 /// An element's bits, read from and written to an element index.
 pub trait Slot: Copy + Send + Sync + 'static {
@@ -33,6 +33,19 @@ pub trait Slot: Copy + Send + Sync + 'static {
     /// it meanwhile, and other threads write other elements of its byte
     /// only through [`Slot::put`].
     unsafe fn put(base: *mut u8, i: isize, v: Self);
+    /// The alignment in bytes that [`Slot::put_shared`] needs of a
+    /// buffer's base.
+    const ALIGN: usize;
+    /// Writes element `i` of the buffer at `base` as [`Slot::put`] does,
+    /// by relaxed atomic stores of its aligned words (of at most 8 bytes),
+    /// so that another thread writing the same element meanwhile (where a
+    /// caller's promise of one write an element is broken) leaves the
+    /// words of either write, not undefined behaviour.
+    ///
+    /// # Safety
+    /// As [`Slot::put`], but other threads may write element `i` too
+    /// through this function; `base` is aligned to [`Slot::ALIGN`].
+    unsafe fn put_shared(base: *mut u8, i: isize, v: Self);
     /// The address of the byte where element `i` of the buffer at `base`
     /// starts, computed without a claim that it lies in the buffer (for
     /// prefetches, which never fault).
@@ -84,6 +97,13 @@ macro_rules! whole {
                 // SAFETY: the element lies in valid memory (caller).
                 (base.offset(i * size_of::<$t>() as isize) as *mut $t).write_unaligned(v)
             }
+            const ALIGN: usize = if size_of::<$t>() < 8 { size_of::<$t>() } else { 8 };
+            #[inline]
+            unsafe fn put_shared(base: *mut u8, i: isize, v: Self) {
+                // SAFETY: the element lies in valid memory, aligned to
+                // ALIGN as base is (caller).
+                Words::store(base.offset(i * size_of::<$t>() as isize), v)
+            }
             #[inline(always)]
             fn addr(base: *const u8, i: isize) -> *const u8 {
                 base.wrapping_offset(i.wrapping_mul(size_of::<$t>() as isize))
@@ -117,6 +137,44 @@ macro_rules! whole {
     )*};
 }
 whole!(u8, u16, u32, u64, u128);
+
+/// Whole-byte elements stored by relaxed atomic stores of their words.
+trait Words: Copy {
+    /// Stores `v` at `p`.
+    ///
+    /// # Safety
+    /// `p` is valid to write `v`'s bytes and aligned to the smaller of
+    /// their count and 8.
+    unsafe fn store(p: *mut u8, v: Self);
+}
+
+macro_rules! words {
+    ($($t:ty => $a:ty),*) => {$(
+        impl Words for $t {
+            #[inline(always)]
+            unsafe fn store(p: *mut u8, v: Self) {
+                // SAFETY: p is valid and aligned for the atomic (caller);
+                // every access to it by other threads meanwhile is atomic.
+                unsafe { <$a>::from_ptr(p as *mut $t).store(v, Ordering::Relaxed) }
+            }
+        }
+    )*};
+}
+words!(u8 => AtomicU8, u16 => AtomicU16, u32 => AtomicU32, u64 => AtomicU64);
+
+impl Words for u128 {
+    #[inline(always)]
+    unsafe fn store(p: *mut u8, v: Self) {
+        let (lo, hi) = (v as u64, (v >> 64) as u64);
+        let (lo, hi) = if cfg!(target_endian = "little") { (lo, hi) } else { (hi, lo) };
+        // SAFETY: both words lie in the element, valid and 8-aligned
+        // (caller).
+        unsafe {
+            Words::store(p, lo);
+            Words::store(p.add(8), hi);
+        }
+    }
+}
 
 /// An element of `W` bits (1 or 4), packed from the low bits of its byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,6 +220,13 @@ impl<const W: u32> Slot for Packed<W> {
         let s = Self::shift(i);
         a.fetch_and(!(Self::MASK << s), Ordering::Relaxed);
         a.fetch_or((v.0 & Self::MASK) << s, Ordering::Relaxed);
+    }
+    const ALIGN: usize = 1;
+    /// [`Slot::put`], whose read-modify-writes are atomic already.
+    #[inline]
+    unsafe fn put_shared(base: *mut u8, i: isize, v: Self) {
+        // SAFETY: as put's contract, which put_shared's implies.
+        unsafe { Self::put(base, i, v) }
     }
     #[inline(always)]
     fn addr(base: *const u8, i: isize) -> *const u8 {
@@ -231,6 +296,13 @@ pub fn prefetch(p: *const u8) {
     let _ = p;
 }
 
+/// Asks for the cache lines of the `bytes` bytes from `p` (a run about to
+/// be read), as [`prefetch`] does for one.
+#[inline]
+pub fn prefetch_lines(p: *const u8, bytes: usize) {
+    (0..bytes).step_by(64).for_each(|b| prefetch(p.wrapping_add(b)));
+}
+
 /// As [`Slot::copy`], by [`stream`] where `streaming` is set, both runs
 /// step 1 and the elements are of whole bytes.
 ///
@@ -272,4 +344,37 @@ macro_rules! with_slot {
             _ => { type $s = u128; $body }
         }
     }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// put_shared writes an element's bits as put does, at every element
+    /// of a buffer, the other elements' bits unchanged.
+    fn put_shared_as_put<S: Slot + PartialEq + std::fmt::Debug>() {
+        for i in 0..16isize {
+            let (mut a, mut b) = ([0xa5u64; 18], [0xa5u64; 18]);
+            let v = S::of_bits(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128.rotate_left(i as u32 * 8));
+            // SAFETY: element i / 2 < 8 of at most 16 bytes lies in 144 bytes
+            // from an 8-aligned base; one thread.
+            unsafe {
+                S::put(a.as_mut_ptr() as *mut u8, i / 2, v);
+                S::put_shared(b.as_mut_ptr() as *mut u8, i / 2, v);
+                assert_eq!(S::get(b.as_ptr() as *const u8, i / 2), v);
+            }
+            assert_eq!(a, b, "element {} of {} bits", i / 2, S::BITS);
+        }
+    }
+
+    #[test]
+    fn put_shared_writes_what_put_does() {
+        put_shared_as_put::<Packed<1>>();
+        put_shared_as_put::<Packed<4>>();
+        put_shared_as_put::<u8>();
+        put_shared_as_put::<u16>();
+        put_shared_as_put::<u32>();
+        put_shared_as_put::<u64>();
+        put_shared_as_put::<u128>();
+    }
 }

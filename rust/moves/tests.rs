@@ -696,6 +696,38 @@ fn scatter_set_splits_targets_among_threads_past_the_cache_from_2_16_updates() {
 }
 
 #[test]
+fn scatter_set_under_unique_splits_updates_among_threads_from_2_16() {
+    // Under unique, Set's updates split among the threads whatever the
+    // cache, each target written by the one part holding its update, from
+    // 2^16 updates a slice on, where the slices are fewer than the threads;
+    // a slice of fewer updates, or Set without the promise in the cache,
+    // stays on one thread. Slices along a second axis, in place or not.
+    let mut rng = Rng(17);
+    for d in [Dtype::Float32, Dtype::Bit, Dtype::Int4, Dtype::Int16, Dtype::Complex128] {
+        for (shape, axis, m, unique, want) in [
+            (vec![70_000], 0, 1 << 16, true, Strategy::ByUpdate),
+            (vec![70_000], 0, (1 << 16) - 1, true, Strategy::PerSlice),
+            (vec![70_000], 0, 1 << 16, false, Strategy::PerSlice),
+            (vec![2, 50_000], 1, 1 << 16, true, Strategy::ByUpdate),
+        ] {
+            for (threads, cache) in [(1, 0), (3, 0), (3, usize::MAX)] {
+                let mut k = scatter_case_of(Combine::Set, unique, d, &shape, axis, m, rng.coin(), false, &mut rng);
+                pool::set_threads(threads).unwrap();
+                let s = run_scatter(Host { threads, cache }, Combine::Set, unique, &mut k);
+                let want = match (threads, want) {
+                    (1, _) => Strategy::PerSlice,
+                    // Without the promise, past the cache: targets split.
+                    (_, Strategy::PerSlice) if m >= 1 << 16 && cache == 0 => Strategy::ByTarget,
+                    _ => want,
+                };
+                assert_eq!(s, want, "{} {shape:?} m {m} unique {unique} threads {threads} cache {cache}", d.name());
+                check_scatter(Combine::Set, &mut k, &format!("{} Set {shape:?} m {m} unique {unique} threads {threads} cache {cache}", d.name()));
+            }
+        }
+    }
+}
+
+#[test]
 fn scatter_strategy_rule() {
     let mut rng = Rng(5);
     let plan = |host: Host, d: Dtype, shape: &[usize], m: usize, rng: &mut Rng| {
