@@ -129,6 +129,18 @@ let unique ~spec:_ ~shape ~layout:_ =
   let counts = zeros Dtype.Int64 [| keys |] and count = zeros Dtype.Int64 [||] in
   fun () -> check (Nx_cpu.unique ~ids ~first ~counts ~count rows)
 
+(* Rows of two int32. SHAPE: n x keys: n rows, each a pair drawn from [keys]
+   pairs (pair j: the low 32 bits of [mix 3 (2 j)] and [mix 3 (2 j + 1)]),
+   numbered as one 64-bit word a row through the view of their bits. *)
+let unique_rows ~spec:_ ~shape ~layout:_ =
+  let n, keys = (shape.(0), shape.(1)) in
+  let pick i = Int64.to_int (Int64.unsigned_rem (mix 2 (i / 2)) (Int64.of_int keys)) in
+  let x = init Bigarray.int32 [| n; 2 |] (fun i -> Int64.to_int32 (mix 3 ((2 * pick i) + (i mod 2)))) in
+  let rows = match K.keys_of_rows x with Some r -> r | None -> failwith "unique_rows: no view of the rows' bits" in
+  let ids = zeros Dtype.Int64 [| n |] and first = zeros Dtype.Int64 [| keys |] in
+  let counts = zeros Dtype.Int64 [| keys |] and count = zeros Dtype.Int64 [||] in
+  fun () -> check (Nx_cpu.unique ~ids ~first ~counts ~count rows)
+
 (* Gathers. SHAPE: n x m (m positions out of a vector of n) or rows x width
    x m (m rows of a [rows; width] matrix along axis 0, the positions
    broadcast along axis 1). *)
@@ -282,6 +294,7 @@ let all =
     ("top_k", sort ~top:true);
     ("unique", unique);
     ("unique_distinct", unique);
+    ("unique_rows", unique_rows);
     ("take", take);
     ("take_rows", take);
     ("scatter_add", scatter K.Add);

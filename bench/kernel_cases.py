@@ -167,6 +167,16 @@ def unique_moved(spec: str, shape: Shape) -> int:
     return shape[0] * 16 + shape[1] * 16
 
 
+def unique_rows(spec: str, shape: Shape, layout: str):
+    """(n, keys) rows of two int32, each row a pair drawn from `keys`
+    pairs (pair j: the low 32 bits of mix(3, 2j) and mix(3, 2j + 1)); ours
+    numbers them as one 64-bit word a row, a view of their bits."""
+    n, keys = shape
+    pairs = mix(3, 2 * keys).astype(np.uint32).view(np.int32).reshape(keys, 2)
+    x = pairs[(mix(2, n) % np.uint64(keys)).astype(np.int64)]
+    return lambda: np.unique(x, axis=0, return_index=True, return_inverse=True, return_counts=True)
+
+
 # Gathers and scatters: (n, m) into or out of a vector, (rows, width, m) rows.
 
 def take(spec: str, shape: Shape, layout: str):
@@ -359,7 +369,9 @@ CASES = [
     KernelCase("sort_rows", ("float32",), (None, (1000, 1000), (10000, 1000)), sort, sort_moved),
     KernelCase("top_k", ("float32",), (None, (1000000, 100), (10000000, 100)), top_k, top_k_moved),
     KernelCase("unique", ("int64",), (None, (1000000, 1000), (10000000, 1000)), unique, unique_moved),
-    KernelCase("unique_distinct", ("int64",), (None, (100000, 100000), (1000000, 1000000)), unique, unique_moved),
+    KernelCase("unique_distinct", ("int64",), ((100000, 100000), (1000000, 1000000), (10000000, 10000000)), unique,
+               unique_moved),
+    KernelCase("unique_rows", ("int32",), (None, (1000000, 10000), (10000000, 10000)), unique_rows, unique_moved),
     KernelCase("take", ("float32",), (None, (1000000, 1000000), (10000000, 10000000)), take, take_moved),
     KernelCase("take_rows", ("float32",), (None, (100000, 64, 10000), (1000000, 64, 100000)), take, take_moved),
     KernelCase("scatter_add", ("float32",), (None, (100000, 1000000), (1000000, 10000000)), scatter_add,

@@ -4,14 +4,15 @@
 //! are shorter than the slice, its first elements in that order (top-k).
 //!
 //! A slice is read into a buffer of its elements' bits and positions, then
-//! sorted by a radix sort of their keys (`radix::sort`), which is stable,
-//! or, for a top-k of at most a sixteenth of the slice, selected by one
+//! sorted by a radix sort of their keys (`radix::sort`, or for a long slice
+//! of keys of at most 4 bytes `lsd::sort`), which is stable, or, for a top-k of at most a sixteenth of the slice, selected by one
 //! pass that keeps a buffer of candidates (`radix::select`). The stable
 //! order is unique, so no thread count changes a bit: threads take whole
 //! slices where there are at least as many as threads, and otherwise share
 //! each long slice.
 
 pub mod access;
+pub mod lsd;
 pub mod network;
 pub mod order;
 pub mod radix;
@@ -235,18 +236,21 @@ impl Run<'_> {
         }
     }
 
-    /// Sorts the slices `range` on one thread by [`radix::wide`], into the
-    /// positions' memory where it holds the slice's items (as long as the
-    /// slice, one after the other, aligned for items of 8 bytes,
-    /// each read there before its position is written over it), else into
-    /// scratch; then writes the values and positions in order.
-    fn wide_slices<T: Word, K: Word, P: Pos>(&self, range: std::ops::Range<usize>, key: impl Fn(T) -> K + Copy) {
+    /// Sorts the slices `range` over `threads` by [`lsd::sort`], whose
+    /// last pass writes the values and positions; the passes before it
+    /// alternate between scratch and the positions' memory where that
+    /// holds the slice's items (as long as the slice, one after the other,
+    /// aligned for items of 8 bytes, each read there before the last pass
+    /// writes a position over it), else more scratch.
+    fn lsd_slices<T: Word, K: Word, P: Pos>(&self, range: std::ops::Range<usize>, threads: usize, key: impl Fn(T) -> K + Copy + Sync) {
         let p = self.0;
         let (mut b, mut own) = (Scratch::<Item<T, P>>::zeroed(p.n), None);
         let xb = Bits::new(p.x.memory, p.x.layout.dtype);
         let plain = p.steps[0] == 1 && !p.x.layout.dtype.is_sub_byte();
         let out = Out::of(p);
         let fits = p.k == p.n && p.steps[2] == 1 && std::mem::size_of::<Item<T, P>>() == 8;
+        // The values are x itself where they overlap it (plan).
+        let apart = !p.values.overlaps(&p.x);
         for s in range {
             let bases = p.bases(s);
             let at = p.positions.memory.base.wrapping_offset(8 * bases[2]) as *mut Item<T, P>;
@@ -255,27 +259,24 @@ impl Run<'_> {
             } else {
                 own.get_or_insert_with(|| Scratch::<Item<T, P>>::zeroed(p.n)).as_mut_ptr()
             };
+            let put = |j: usize, it: Item<T, P>| {
+                if j < p.k {
+                    // SAFETY: j < k; lsd::sort gives each place once, and
+                    // each slice is sorted by one call of it.
+                    unsafe { out.put(bases, j, it.bits, it.pos.get() as u64) }
+                }
+            };
             if plain {
                 // SAFETY: as in sort_slices.
                 let x = unsafe { (p.x.memory.base as *const T).offset(bases[0]) } as usize;
                 // SAFETY: i < n, so element i lies in the slice; a holds n
                 // items (scratch, or the slice's n positions of 8 bytes
                 // each, one after the other, aligned for an item), which
-                // nothing else touches meanwhile.
-                unsafe { radix::wide(|i| (x as *const T).add(i).read_unaligned(), a, &mut b, key) };
+                // nothing else touches until the last pass, which reads b.
+                unsafe { lsd::sort(p.n, |i| (x as *const T).add(i).read_unaligned(), a, &mut b, threads, key, apart, put) };
             } else {
                 // SAFETY: as above, element i of the slice lying in x.
-                unsafe { radix::wide(|i| xb.read::<T>(bases[0] + i as isize * p.steps[0]), a, &mut b, key) };
-            }
-            for j in 0..p.k {
-                // SAFETY: j < k <= n, so item j lies in a; where a is the
-                // positions' memory, item j lies in position j's bytes
-                // alone, read before that position is written. j < k; each
-                // slice's elements are written by one thread.
-                unsafe {
-                    let it = a.add(j).read();
-                    out.put(bases, j, it.bits, it.pos.get() as u64);
-                }
+                unsafe { lsd::sort(p.n, |i| xb.read::<T>(bases[0] + i as isize * p.steps[0]), a, &mut b, threads, key, apart, put) };
             }
         }
     }
@@ -284,8 +285,8 @@ impl Run<'_> {
     /// each on one thread or on `threads`.
     fn sort_slices<T: Word, K: Word, P: Pos>(&self, range: std::ops::Range<usize>, threads: usize, key: impl Fn(T) -> K + Copy + Send + Sync) {
         let p = self.0;
-        if threads == 1 && radix::wide_fits::<K>(p.n) {
-            return self.wide_slices::<T, K, P>(range, key);
+        if lsd::fits::<K>(p.n) {
+            return self.lsd_slices::<T, K, P>(range, threads, key);
         }
         let (mut a, mut b) = (Scratch::<Item<T, P>>::zeroed(p.n), Scratch::<Item<T, P>>::zeroed(p.n));
         let xb = Bits::new(p.x.memory, p.x.layout.dtype);

@@ -8,9 +8,8 @@
 //! share. Each distribution keeps equal digits in their order, so the
 //! result is the stable sort: one result whatever the threads, which
 //! share the first distribution by chunks of elements and then the runs.
-//! On one thread a long slice of keys of at most 4 bytes is sorted by
-//! passes over wider digits from the least significant instead (`wide`),
-//! as many whatever the keys' spread.
+//! A long slice of keys of at most 4 bytes is sorted by passes over wider
+//! digits from the least significant instead (`super::lsd`).
 
 use super::order::Word;
 use crate::core::pool;
@@ -56,7 +55,7 @@ pub struct Item<T, P> {
 /// Runs of at most this many elements are sorted digit by digit from the
 /// least significant (a run of 8-byte items then fits a core's L2 cache
 /// of 1 MiB or more).
-const SMALL: usize = 1 << 16;
+pub(super) const SMALL: usize = 1 << 16;
 
 /// Runs of at most this many elements are sorted by insertion.
 const TINY: usize = 24;
@@ -179,7 +178,7 @@ fn msd<T: Word, K: Word, P: Pos>(a: &mut [Item<T, P>], b: &mut [Item<T, P>], lev
 }
 /// A pointer that threads share, each touching its own elements alone.
 #[derive(Clone, Copy)]
-struct Shared<I>(*mut I);
+pub(super) struct Shared<I>(pub(super) *mut I);
 // SAFETY: the users below give each thread disjoint elements.
 unsafe impl<I: Send> Send for Shared<I> {}
 // SAFETY: as for Send.
@@ -192,93 +191,9 @@ const CHUNK: usize = 1 << 16;
 /// of positions in it, lies in the first buffer or (true) the second.
 pub type Runs = Vec<(std::ops::Range<usize>, bool)>;
 
-/// Bits of a digit of [`wide`]'s passes.
-const WIDE: u32 = 11;
-
-/// Whether [`wide`] sorts a slice of `n` elements of keys `K` on one thread.
-pub fn wide_fits<K: Word>(n: usize) -> bool {
-    n > SMALL && K::BYTES <= 4 && n <= u32::MAX as usize
-}
-
-/// Sorts the `n` elements that `read(i)` gives, stably by key, with their
-/// positions, on one thread, by passes over digits of [`WIDE`] bits from
-/// the least significant, into the `n` items at `a`. One read counts
-/// every digit, so that a digit all the keys share is skipped; the first
-/// pass reads the elements again, and each pass moves the keys and
-/// positions together, so that a slice of 32-bit keys takes at most three
-/// passes however its keys are spread. The passes alternate between `a`
-/// and `b` (as long as the elements), the last writing `a`.
-///
-/// # Safety
-/// `a` is valid for reads and writes of `n` items, which nothing else
-/// reads or writes until `wide` returns.
-pub unsafe fn wide<T: Word, K: Word, P: Pos>(read: impl Fn(usize) -> T, a: *mut Item<T, P>, b: &mut [Item<T, P>], key: impl Fn(T) -> K + Copy) {
-    const SIZE: usize = 1 << WIDE;
-    let n = b.len();
-    // SAFETY: a holds n items that nothing else touches meanwhile (caller).
-    let a = unsafe { std::slice::from_raw_parts_mut(a, n) };
-    let digits = (8 * K::BYTES as u32).div_ceil(WIDE);
-    let mut counts = vec![[0u32; SIZE]; digits as usize];
-    for i in 0..n {
-        let k = key(read(i));
-        for (d, c) in counts.iter_mut().enumerate() {
-            c[k.low(d as u32 * WIDE) & (SIZE - 1)] += 1;
-        }
-    }
-    let live: Vec<u32> = (0..digits).filter(|&d| counts[d as usize].iter().all(|&c| (c as usize) < n)).collect();
-    let items = (0..n).map(|i| Item { bits: read(i), pos: P::of(i) });
-    let Some((&first, rest)) = live.split_first() else {
-        a.iter_mut().zip(items).for_each(|(a, x)| *a = x);
-        return;
-    };
-    // Elements that changed since they were counted (by a writer outside
-    // the call) could overrun a digit's range: the indexing keeps every
-    // write inside the scratch.
-    let pass = |d: u32| (&counts[d as usize], d * WIDE);
-    // The first pass writes a where an even number of passes follow it.
-    let mut in_b = rest.len() % 2 == 1;
-    if in_b {
-        distribute_wide(items, pass(first), key, |j, v| b[j] = v);
-    } else {
-        distribute_wide(items, pass(first), key, |j, v| a[j] = v);
-    }
-    for &l in rest {
-        if in_b {
-            distribute_wide(b.iter().copied(), pass(l), key, |j, v| a[j] = v);
-        } else {
-            distribute_wide(a.iter().copied(), pass(l), key, |j, v| b[j] = v);
-        }
-        in_b = !in_b;
-    }
-}
-
-/// Gives each item of `src` to `put` with its place by the digit of
-/// [`WIDE`] bits from bit `shift` of its key, whose counts are `counts`
-/// (the places of a digit's items follow each other in their order).
-#[inline(always)]
-fn distribute_wide<T: Word, K: Word, P: Pos>(
-    src: impl Iterator<Item = Item<T, P>>,
-    (counts, shift): (&[u32; 1 << WIDE], u32),
-    key: impl Fn(T) -> K,
-    mut put: impl FnMut(usize, Item<T, P>),
-) {
-    let mut at = [0usize; 1 << WIDE];
-    let mut sum = 0;
-    for (a, &c) in at.iter_mut().zip(counts) {
-        *a = sum;
-        sum += c as usize;
-    }
-    for x in src {
-        let j = &mut at[key(x.bits).low(shift) & ((1 << WIDE) - 1)];
-        put(*j, x);
-        *j += 1;
-    }
-}
-
 /// Sorts the `n` elements that `read(i)` gives, stably by key, with their
 /// positions, into `a` and `b` (each `n` long) over `threads`, and says
-/// where each run of the result lies (a long slice on one thread, of keys
-/// of at most 4 bytes, is sorted by [`wide`] instead). A first pass
+/// where each run of the result lies. A first pass
 /// counts every digit; a slice of at most `SMALL` elements is then sorted
 /// digit by digit from the least significant, the first pass reading the
 /// elements; a longer one is distributed by its first digit that differs (by chunks on several

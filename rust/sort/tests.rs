@@ -345,32 +345,35 @@ fn long_slices_on_one_and_three_threads() {
     }
 }
 
-/// Long slices on one thread by the wide passes: one, two and three
-/// digits live; sorted on x itself, or into positions one after the other
-/// (whose memory holds the items meanwhile), or reversed; two slices.
+/// Long slices by the wide passes, on one thread and on three (each pass
+/// in chunks): one, two and three digits live; sorted on x itself, or into
+/// positions one after the other (whose memory holds the items meanwhile),
+/// or reversed, or the first half of each slice kept; two slices.
 #[test]
 fn wide_passes_in_place_and_into_positions() {
     let mut seed = 6;
     let d = Dtype::Float32;
     let (rows, n) = (2, 70_000);
     let shape = [rows, n];
-    pool::set_threads(1).unwrap();
-    for low in [0x7ff_u128, 0x3f_ffff, u128::MAX] {
-        let data: Vec<u128> = elements(d, rows * n, &mut seed).into_iter().map(|b| if low == u128::MAX { b } else { (b & low) | 0x3f80_0000 }).collect();
-        for (in_place, flip) in [(true, false), (false, false), (false, true)] {
-            let (mut xb, mut vb, mut pb) = (Buf::new(rows * n, d), Buf::new(rows * n, d), Buf::new(rows * n + 3, Dtype::Int64));
-            (0..rows * n).for_each(|i| put(xb.memory(), d, i as isize, data[i]));
-            let x = View::new(Layout::contiguous(d, &shape), xb.memory()).unwrap();
-            let v = if in_place { x.clone() } else { View::new(Layout::contiguous(d, &shape), vb.memory()).unwrap() };
-            let pl = layout(Dtype::Int64, &shape, flip, false);
-            plan(1, false, v, View::new(pl.clone(), pb.memory()).unwrap(), x).unwrap().run().unwrap();
-            for r in 0..rows {
-                let mut want: Vec<(u128, i64)> = (0..n).map(|i| (data[r * n + i], i as i64)).collect();
-                want.sort_by(|a, b| cmp(value(d, a.0), value(d, b.0)));
-                for (j, w) in want.iter().enumerate() {
-                    let e = (r * n + j) as isize;
-                    let got = (get(if in_place { xb.memory() } else { vb.memory() }, d, e), get(pb.memory(), Dtype::Int64, at(&pl, &[r, j])) as i64);
-                    assert_eq!(got, *w, "low {low:x} in place {in_place} flip {flip} row {r} at {j}");
+    for threads in [1, 3] {
+        pool::set_threads(threads).unwrap();
+        for low in [0x7ff_u128, 0x3f_ffff, u128::MAX] {
+            let data: Vec<u128> = elements(d, rows * n, &mut seed).into_iter().map(|b| if low == u128::MAX { b } else { (b & low) | 0x3f80_0000 }).collect();
+            for (in_place, flip, k) in [(true, false, n), (false, false, n), (false, true, n), (false, false, n / 2)] {
+                let (mut xb, mut vb, mut pb) = (Buf::new(rows * n, d), Buf::new(rows * k, d), Buf::new(rows * k + 3, Dtype::Int64));
+                (0..rows * n).for_each(|i| put(xb.memory(), d, i as isize, data[i]));
+                let x = View::new(Layout::contiguous(d, &shape), xb.memory()).unwrap();
+                let v = if in_place { x.clone() } else { View::new(Layout::contiguous(d, &[rows, k]), vb.memory()).unwrap() };
+                let pl = layout(Dtype::Int64, &[rows, k], flip, false);
+                plan(1, false, v, View::new(pl.clone(), pb.memory()).unwrap(), x).unwrap().run().unwrap();
+                for r in 0..rows {
+                    let mut want: Vec<(u128, i64)> = (0..n).map(|i| (data[r * n + i], i as i64)).collect();
+                    want.sort_by(|a, b| cmp(value(d, a.0), value(d, b.0)));
+                    for (j, w) in want.iter().take(k).enumerate() {
+                        let got = if in_place { get(xb.memory(), d, (r * n + j) as isize) } else { get(vb.memory(), d, (r * k + j) as isize) };
+                        let got = (got, get(pb.memory(), Dtype::Int64, at(&pl, &[r, j])) as i64);
+                        assert_eq!(got, *w, "threads {threads} low {low:x} in place {in_place} flip {flip} k {k} row {r} at {j}");
+                    }
                 }
             }
         }

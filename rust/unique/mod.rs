@@ -18,8 +18,9 @@
 //! sample of the rows says the keys are many (a quarter of the rows or
 //! more, which the merge would take as long to number again), each thread
 //! instead numbers the rows whose hash falls in its share, in order of
-//! rows, and the first rows, counted along the rows, number the keys. No
-//! number depends on the threads or on the hash's seed.
+//! rows, and the first rows, counted along the rows, number the keys; the
+//! sample's guess of the keys sizes the tables from the start (on one
+//! thread too). No number depends on the threads or on the hash's seed.
 
 pub mod hash;
 pub mod keys;
@@ -46,7 +47,8 @@ const AHEAD: usize = 32;
 /// table's limit.
 const SPAN_ROWS: usize = 1 << 12;
 
-/// Rows sampled to tell whether the keys are many ([`Plan::many_keys`]).
+/// Rows sampled to tell whether the keys are many, and about how many
+/// ([`Plan::many_keys`]).
 const SAMPLE: usize = 1 << 12;
 
 /// Rows a thread's block takes at least: below twice this, the blocks'
@@ -162,9 +164,13 @@ impl Plan {
 
     /// Numbers the rows `range` as a block, writing each row's number in the
     /// block into ids, by the direct table `direct` where given, else by
-    /// hash; gives the block's keys.
-    fn number_block<W: Width>(&self, w: W, range: std::ops::Range<usize>, direct: Option<&Direct>) -> Keys<W> {
-        let mut keys = Keys::new(w, direct.is_none());
+    /// hash, in a table with room from the start for `room` keys where
+    /// that is some; gives the block's keys.
+    fn number_block<W: Width>(&self, w: W, range: std::ops::Range<usize>, direct: Option<&Direct>, room: Option<usize>) -> Keys<W> {
+        let mut keys = match room {
+            Some(r) if direct.is_none() => Keys::with_room(w, r),
+            _ => Keys::new(w, direct.is_none()),
+        };
         let mut table: Vec<u32> = direct.map_or(Vec::new(), |d| vec![0; d.values]);
         let (rows, ids) = (Words::of(&self.keys), Words::of(&self.ids));
         let mut prev = 0;
@@ -209,11 +215,12 @@ impl Plan {
         keys
     }
 
-    /// Whether the keys look as many as a quarter of the rows, from
-    /// [`SAMPLE`] rows spread evenly: among s sampled rows of K keys drawn
-    /// at random, about s^2 / 2K pairs repeat a key, so the keys exceed
-    /// n / 4 about where 2 s^2 exceeds n times the repeats.
-    fn many_keys<W: Width>(&self, w: W) -> bool {
+    /// About how many keys there are, from [`SAMPLE`] rows spread evenly,
+    /// where they look as many as a quarter of the rows or more (else
+    /// None): among s sampled rows of K keys drawn at random, about
+    /// s^2 / 2K pairs repeat a key, so K is about s^2 / 2 r from r
+    /// repeats, and n where none repeats.
+    fn many_keys<W: Width>(&self, w: W) -> Option<usize> {
         let n = self.rows();
         let s = SAMPLE.min(n);
         let rows = Words::of(&self.keys);
@@ -225,7 +232,8 @@ impl Plan {
             keys.find_or_add(self.secrets.hash((0..w.get()).map(word)), word, i as u64);
         }
         let repeats = (s - keys.len()) as u128;
-        2 * (s as u128).pow(2) > n as u128 * repeats
+        let guess = if repeats == 0 { n } else { ((s as u128).pow(2) / (2 * repeats)).min(n as u128) as usize };
+        (4 * guess > n).then_some(guess)
     }
 
     /// Numbers every row of w words into ids over `k` threads where the
@@ -237,7 +245,9 @@ impl Plan {
     /// ids); the first rows, counted along the rows, give each key its
     /// number in order of first rows, which a last pass writes over each
     /// row's. Gives each key's first row and count, in that order.
-    fn number_shared<W: Width>(&self, w: W, k: usize, per: usize) -> (Vec<u64>, Vec<u64>) {
+    /// Each share's table has room from the start for its share of the
+    /// `guess` of the keys.
+    fn number_shared<W: Width>(&self, w: W, k: usize, per: usize, guess: usize) -> (Vec<u64>, Vec<u64>) {
         let n = self.rows();
         let range = |b: usize| b * per..((b + 1) * per).min(n);
         let share = |h: u64| ((h >> 32) * k as u64 >> 32) as usize;
@@ -255,7 +265,7 @@ impl Plan {
         // Each share's keys; a key's first row marked NEW in ids, with its
         // number in the share; key g of share p is tag g k + p.
         let tables: Vec<Keys<W>> = crate::moves::walk::map_parts(k, |p| {
-            let mut keys = Keys::new(w, true);
+            let mut keys = Keys::with_room(w, guess / k + guess / (4 * k) + 16);
             for l in &lists {
                 let l = &l[p];
                 for (e, &(h, i)) in l.iter().enumerate() {
@@ -328,12 +338,16 @@ impl Plan {
         let n = self.rows();
         let range = |b: usize| b * per..((b + 1) * per).min(n);
         let direct = self.direct(w, per, blocks);
-        if direct.is_none() && blocks > 1 && self.many_keys(w) {
-            return self.number_shared(w, blocks, per);
+        // Many keys on one thread take a table of room for them from the
+        // start, rather than one grown (and its keys placed again) a dozen
+        // times; a short call asks nothing of a sample.
+        let many = if direct.is_none() && n > BLOCK { self.many_keys(w) } else { None };
+        if let (Some(guess), true) = (many, blocks > 1) {
+            return self.number_shared(w, blocks, per, guess);
         }
         let slots: Vec<std::sync::Mutex<Option<Keys<W>>>> = (0..blocks).map(|_| Default::default()).collect();
         pool::run_parts(blocks, |b| {
-            *slots[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(self.number_block(w, range(b), direct.as_ref()))
+            *slots[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(self.number_block(w, range(b), direct.as_ref(), many))
         });
         let parts: Vec<Keys<W>> = (slots.into_iter())
             .map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every block numbered"))
