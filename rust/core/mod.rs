@@ -12,6 +12,7 @@ pub mod layout;
 pub mod narrow;
 pub mod pool;
 pub mod stream;
+pub mod transpose;
 #[cfg(test)]
 pub(crate) mod alloc_count;
 #[cfg(test)]

@@ -6,6 +6,7 @@
 use crate::core::caches::sizes as caches;
 use crate::core::dtype::Dtype;
 use crate::core::pool;
+use crate::core::transpose;
 use crate::core::layout::{Layout, Memory, View};
 use crate::linalg::gemm;
 use crate::linalg::scalar::Scalar;
@@ -27,7 +28,7 @@ pub struct Mats {
 }
 
 /// The rows and columns of a tile of [`Mats::read`] and [`Mats::write`].
-const TILE: usize = 8;
+const TILE: usize = transpose::TILE;
 
 /// Tiles ahead of the one they copy that [`Mats::read`] and [`Mats::write`]
 /// ask the cache for.
@@ -62,115 +63,6 @@ fn bands<T>(m: usize, n: usize, par: bool) -> usize {
     if par && bytes >= copy_threaded_bytes() { pool::threads().min(n.div_ceil(TILE)).max(1) } else { 1 }
 }
 
-/// Copies a tile of [`TILE`] × [`TILE`] values transposed: value `c` of
-/// row `r` (rows from `src`, `ss` values apart, each's values side by
-/// side) to `dst[c ds + r]`. Values only move, bits unchanged: by vector
-/// shuffles for 4-, 8- and 16-byte values where the CPU has AVX2 (the
-/// contract's x86-64 baseline), else one by one.
-///
-/// # Safety
-/// The tile's values from `src` lie in memory this thread may read, and
-/// those from `dst` in memory it alone accesses.
-#[inline(always)]
-unsafe fn transpose_tile<T: Copy>(src: *const T, ss: isize, dst: *mut T, ds: isize) {
-    // SAFETY (each arm): as this function's contract, for values of the
-    // arm's size.
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    unsafe {
-        match std::mem::size_of::<T>() {
-            4 => return shuffle::tile4(src.cast(), ss, dst.cast(), ds),
-            8 => return shuffle::tile8(src.cast(), ss, dst.cast(), ds),
-            16 => return shuffle::tile16(src.cast(), ss * 2, dst.cast(), ds * 2),
-            _ => {}
-        }
-    }
-    for r in 0..TILE as isize {
-        for c in 0..TILE as isize {
-            // SAFETY: as this function's contract.
-            unsafe { dst.offset(c * ds + r).write_unaligned(src.offset(r * ss + c).read_unaligned()) };
-        }
-    }
-}
-
-/// [`transpose_tile`]'s shuffles, by values' size (their bits moved as
-/// floats, which loads, shuffles and stores leave as they are).
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-mod shuffle {
-    use core::arch::x86_64::*;
-
-    /// 8 × 8 4-byte values: pairs of rows interleaved, then pairs of
-    /// pairs, then the halves exchanged.
-    ///
-    /// # Safety
-    /// As `transpose_tile`.
-    #[inline(always)]
-    pub unsafe fn tile4(src: *const f32, ss: isize, dst: *mut f32, ds: isize) {
-        // SAFETY: as this function's contract; AVX2 is compiled in.
-        unsafe {
-            let r: [__m256; 8] = std::array::from_fn(|i| _mm256_loadu_ps(src.offset(i as isize * ss)));
-            let t: [__m256; 8] = std::array::from_fn(|i| {
-                let (a, b) = (r[i / 2 * 2], r[i / 2 * 2 + 1]);
-                if i % 2 == 0 { _mm256_unpacklo_ps(a, b) } else { _mm256_unpackhi_ps(a, b) }
-            });
-            // u[4 h + c]: column c (and c + 4) of rows 4 h..4 h + 4.
-            let u: [__m256; 8] = std::array::from_fn(|i| {
-                let (h, c) = (i / 4, i % 4);
-                let (a, b) = (t[4 * h + c / 2], t[4 * h + 2 + c / 2]);
-                if c % 2 == 0 { _mm256_shuffle_ps(a, b, 0x44) } else { _mm256_shuffle_ps(a, b, 0xEE) }
-            });
-            for c in 0..4 {
-                _mm256_storeu_ps(dst.offset(c as isize * ds), _mm256_permute2f128_ps(u[c], u[4 + c], 0x20));
-                _mm256_storeu_ps(dst.offset((c + 4) as isize * ds), _mm256_permute2f128_ps(u[c], u[4 + c], 0x31));
-            }
-        }
-    }
-
-    /// 8 × 8 8-byte values, as four 4 × 4 blocks: pairs of rows
-    /// interleaved, then the halves exchanged.
-    ///
-    /// # Safety
-    /// As `transpose_tile`.
-    #[inline(always)]
-    pub unsafe fn tile8(src: *const f64, ss: isize, dst: *mut f64, ds: isize) {
-        // SAFETY: as this function's contract; AVX2 is compiled in.
-        unsafe {
-            for (rb, cb) in [(0isize, 0isize), (0, 4), (4, 0), (4, 4)] {
-                let r: [__m256d; 4] = std::array::from_fn(|i| _mm256_loadu_pd(src.offset((rb + i as isize) * ss + cb)));
-                let (t0, t1) = (_mm256_unpacklo_pd(r[0], r[1]), _mm256_unpackhi_pd(r[0], r[1]));
-                let (t2, t3) = (_mm256_unpacklo_pd(r[2], r[3]), _mm256_unpackhi_pd(r[2], r[3]));
-                let c = [
-                    _mm256_permute2f128_pd(t0, t2, 0x20),
-                    _mm256_permute2f128_pd(t1, t3, 0x20),
-                    _mm256_permute2f128_pd(t0, t2, 0x31),
-                    _mm256_permute2f128_pd(t1, t3, 0x31),
-                ];
-                for (j, &v) in c.iter().enumerate() {
-                    _mm256_storeu_pd(dst.offset((cb + j as isize) * ds + rb), v);
-                }
-            }
-        }
-    }
-
-    /// 8 × 8 16-byte values (each two f64 here, `ss` and `ds` in f64s), as
-    /// 2 × 2 blocks whose halves are exchanged.
-    ///
-    /// # Safety
-    /// As `transpose_tile`.
-    #[inline(always)]
-    pub unsafe fn tile16(src: *const f64, ss: isize, dst: *mut f64, ds: isize) {
-        // SAFETY: as this function's contract; AVX2 is compiled in.
-        unsafe {
-            for r in (0..8isize).step_by(2) {
-                for c in (0..8isize).step_by(2) {
-                    let a = _mm256_loadu_pd(src.offset(r * ss + 2 * c));
-                    let b = _mm256_loadu_pd(src.offset((r + 1) * ss + 2 * c));
-                    _mm256_storeu_pd(dst.offset(c * ds + 2 * r), _mm256_permute2f128_pd(a, b, 0x20));
-                    _mm256_storeu_pd(dst.offset((c + 1) * ds + 2 * r), _mm256_permute2f128_pd(a, b, 0x31));
-                }
-            }
-        }
-    }
-}
 
 /// The leading dimension of a column-major scratch of `rows` rows of `T`:
 /// `rows`, or a cache line (64 bytes) more where a column's bytes are a
@@ -261,7 +153,7 @@ impl Mats {
                 // A whole tile of a matrix whose rows lie value after value.
                 // SAFETY: its elements lie in the view's memory (checked
                 // when planned) and its columns in `dst` (asserted above).
-                unsafe { transpose_tile(p.offset(s + i0 as isize * rs + j0 as isize), rs, dst.as_mut_ptr().add(i0 + (j0 - c0) * ld), ld as isize) };
+                unsafe { transpose::tile(p.offset(s + i0 as isize * rs + j0 as isize), rs, dst.as_mut_ptr().add(i0 + (j0 - c0) * ld), ld as isize) };
                 continue;
             }
             let mut tile = [[T::zero(); TILE]; TILE];
@@ -361,7 +253,7 @@ impl Mats {
                 // SAFETY: the tile's columns lie in `src` (asserted above);
                 // its elements in the view's memory, which no other thread
                 // accesses meanwhile, as for `put` below.
-                unsafe { transpose_tile(src.as_ptr().add(i0 + (j0 - c0) * ld), ld as isize, p.offset(s + i0 as isize * rs + j0 as isize), rs) };
+                unsafe { transpose::tile(src.as_ptr().add(i0 + (j0 - c0) * ld), ld as isize, p.offset(s + i0 as isize * rs + j0 as isize), rs) };
                 continue;
             }
             let mut tile = [[T::zero(); TILE]; TILE];
@@ -427,7 +319,7 @@ impl Mats {
     /// leading dimension `self.rows`), lane `l` matrix `b0 + l`; the lanes
     /// past the batch's last matrix take `b0`'s values. Matrices that lie
     /// as [`Mats::dense_lanes`] asks are read by tiles of [`TILE`] elements
-    /// of [`TILE`] matrices, transposed ([`transpose_tile`]), each tile's
+    /// of [`TILE`] matrices, transposed ([`transpose::tile`]), each tile's
     /// elements then put in their places.
     pub fn read_lanes<T: Scalar, const L: usize>(&self, b0: usize, dst: &mut [[T; L]]) {
         debug_assert_eq!(T::DTYPE, self.dtype);
@@ -441,7 +333,7 @@ impl Mats {
                 // SAFETY: elements e0..e0 + TILE of the TILE matrices from
                 // b0, `bs` apart, lie in the view's memory (checked when
                 // planned); the tile is this function's.
-                unsafe { transpose_tile(p.offset(s0 + e0 as isize), bs, tile.as_mut_ptr().cast::<T>(), TILE as isize) };
+                unsafe { transpose::tile(p.offset(s0 + e0 as isize), bs, tile.as_mut_ptr().cast::<T>(), TILE as isize) };
                 for (t, at) in tile.iter().zip(places.by_ref()) {
                     dst[at].copy_from_slice(t);
                 }
@@ -483,7 +375,7 @@ impl Mats {
                 }
                 // SAFETY: as in `read_lanes`; the destination's elements
                 // are this call's alone, as in `write`.
-                unsafe { transpose_tile(tile.as_ptr().cast::<T>(), TILE as isize, p.offset(s0 + e0 as isize), bs) };
+                unsafe { transpose::tile(tile.as_ptr().cast::<T>(), TILE as isize, p.offset(s0 + e0 as isize), bs) };
             }
             for (e, at) in (whole..m * n).zip(places) {
                 for (l, &x) in src[at].iter().enumerate() {
@@ -568,31 +460,5 @@ fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
             }
             idx[a] = 0;
         }
-    }
-}
-
-#[cfg(test)]
-mod tile_tests {
-    /// Every value of a tile lands transposed, bits unchanged, for values
-    /// of 4, 8 and 16 bytes (each arm of `transpose_tile`), nothing past
-    /// the tile's columns written.
-    #[test]
-    fn transpose_tile_moves_each_value_alone() {
-        fn check<T: Copy + PartialEq + std::fmt::Debug>(of: impl Fn(u64) -> T) {
-            let (ss, ds) = (11usize, 13usize);
-            let src: Vec<T> = (0..8 * ss as u64).map(|i| of(i * 0x9e37_79b9_7f4a_7c15 + 1)).collect();
-            let mut dst = vec![of(0); 8 * ds];
-            // SAFETY: both buffers hold 8 rows (columns) of their strides.
-            unsafe { super::transpose_tile(src.as_ptr(), ss as isize, dst.as_mut_ptr(), ds as isize) };
-            for c in 0..8 {
-                for r in 0..ds {
-                    let want = if r < 8 { src[r * ss + c] } else { of(0) };
-                    assert_eq!(dst[c * ds + r], want, "row {r} column {c}");
-                }
-            }
-        }
-        check(|i| i as u32);
-        check(|i| i);
-        check(|i| (i as u128) << 64 | (i ^ 0xabc) as u128);
     }
 }

@@ -215,6 +215,20 @@ macro_rules! of_bitwise {
     };
 }
 
+impl ColRef<'_> {
+    /// Its values from the `from`-th on.
+    pub fn tail(&self, from: usize) -> ColRef<'_> {
+        rewrap!(self, v => &v[from..])
+    }
+}
+
+impl ColMut<'_> {
+    /// Its values from the `from`-th on, to write.
+    pub fn tail(&mut self, from: usize) -> ColMut<'_> {
+        rewrap!(self, v => &mut v[from..])
+    }
+}
+
 impl<'a> ColRef<'a> {
     /// The `n` elements of dtype `d` from `p`, read in place; `None` where
     /// `d` is not [`bitwise`].

@@ -16,6 +16,7 @@ use crate::each_col;
 use crate::core::dtype::Dtype;
 use crate::core::layout::Memory;
 use crate::core::narrow::Narrow;
+use crate::core::transpose;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Bytes an element of a whole-byte dtype takes when its register type
@@ -83,6 +84,62 @@ unsafe fn copy_as<const W: usize>(src: *const u8, src_step: isize, dst: *mut u8,
         let x = (src.offset(i * src_step) as *const [u8; W]).read_unaligned();
         (dst.offset(i * dst_step) as *mut [u8; W]).write_unaligned(x);
     }
+}
+
+/// Copies a block transposed ([`transpose::block`]) between `mem`, from
+/// element index `start` on, and a column: `rows` rows of `cols` values,
+/// each of `size` bytes.
+///
+/// # Safety
+/// As [`transpose::block`], `mem` addressed as element `start` on.
+unsafe fn transposed(size: usize, src: *const u8, ss: isize, dst: *mut u8, ds: isize, rows: usize, cols: usize) {
+    // SAFETY (each arm): as this function's contract; the values are read
+    // and written unaligned.
+    unsafe {
+        match size {
+            4 => transpose::block::<u32>(src.cast(), ss, dst.cast(), ds, rows, cols),
+            8 => transpose::block::<u64>(src.cast(), ss, dst.cast(), ds, rows, cols),
+            _ => transpose::block::<u128>(src.cast(), ss, dst.cast(), ds, rows, cols),
+        }
+    }
+}
+
+/// Whether a dtype's runs move through [`transposed`] blocks: elements of
+/// 4, 8 or 16 bytes that its register type holds bit for bit.
+fn tiles_transposed(d: Dtype) -> Option<usize> {
+    native_bytes(d).filter(|s| matches!(s, 4 | 8 | 16))
+}
+
+/// Reads `k` rows of `m` elements of dtype `d`, element `t` of row `q` at
+/// element index `start + q + t * step` (rows side by side), into the first
+/// `m k` values of `col`, row after row: a transposed block, moved a tile
+/// at a time. Gives false, reading nothing, where `d` is not of 4, 8 or 16
+/// bytes held bit for bit by its register type.
+///
+/// # Safety
+/// As [`load`], for each element named.
+pub unsafe fn load_transposed(mem: Memory, d: Dtype, start: isize, step: isize, m: usize, k: usize, col: &mut ColMut) -> bool {
+    let Some(size) = tiles_transposed(d) else { return false };
+    // SAFETY: as this function's contract: memory row t (of m, `step`
+    // apart) holds element t of each of the k rows, side by side; the
+    // column, of d's register type, holds m k values.
+    unsafe { transposed(size, mem.base.offset(start * size as isize), step, col_bytes(col), m as isize, m, k) };
+    true
+}
+
+/// Writes the first `m k` values of `col`, `k` rows of `m`, into dtype
+/// `d`'s elements, element `t` of row `q` at element index
+/// `start + q + t * step`: [`load_transposed`]'s reverse. Gives false,
+/// writing nothing, where that gives false.
+///
+/// # Safety
+/// As [`store`], for each element named.
+pub unsafe fn store_transposed(mem: Memory, d: Dtype, start: isize, step: isize, m: usize, k: usize, col: &ColRef) -> bool {
+    let Some(size) = tiles_transposed(d) else { return false };
+    // SAFETY: as this function's contract, as in `load_transposed`; the
+    // column is read only.
+    unsafe { transposed(size, col_bytes_ref(col), m as isize, mem.base.offset(start * size as isize), step, k, m) };
+    true
 }
 
 /// Elements of a narrow float that a load or a store converts at a time,

@@ -537,6 +537,9 @@ struct Operand {
     offset: isize,
     /// Its step along the innermost axis.
     inner: isize,
+    /// Whether the rows a work item stacks (see [`Loop::stack`]) lie end
+    /// to end in it, as they do where items stack none.
+    joins: bool,
     /// Whether a run along the innermost axis is read or written in place
     /// as a column (see [`Operand::can_be_in_place`]).
     in_place: bool,
@@ -546,7 +549,7 @@ struct Operand {
 impl Default for Operand {
     fn default() -> Operand {
         let mem = Memory { base: std::ptr::null_mut(), bytes: 0 };
-        Operand { mem, dtype: Dtype::Bool, offset: 0, inner: 0, in_place: false }
+        Operand { mem, dtype: Dtype::Bool, offset: 0, inner: 0, joins: true, in_place: false }
     }
 }
 
@@ -559,10 +562,11 @@ impl Operand {
     }
 
     /// Whether its runs along the innermost axis can serve as columns in
-    /// place: elements next to each other, held bit for bit by their
-    /// register type, aligned for it.
+    /// place: elements next to each other, a work item's rows too, held bit
+    /// for bit by their register type, aligned for it.
     fn can_be_in_place(&self) -> bool {
         self.inner == 1
+            && self.joins
             && column::bitwise(self.dtype)
             && (self.mem.base as usize).is_multiple_of(register_align(self.dtype))
     }
@@ -620,8 +624,11 @@ struct Loop {
     tile: usize,
     /// Whether the loop prefetches each tile's runs (see [`Tiling::tile`]).
     prefetches: bool,
+    /// Rows of the last outer axis that one work item stacks in its
+    /// columns, one after the other (see [`stacked_rows`]); 1 for none.
+    stack: usize,
     /// Rows of a block: [`BLOCK_ROWS`] where an operand is strided and the
-    /// loop has rows, else 1. A block's rows take a tile's columns in turn,
+    /// loop has rows and stacks none, else 1. A block's rows take a tile's columns in turn,
     /// so each line (and page) a strided operand brings in serves the rows
     /// of the block before it leaves the caches.
     block: usize,
@@ -648,26 +655,34 @@ impl Loop {
         // bytes (as called: a copy made since reaches none of them): its
         // values are then final when written, and no column read in place
         // aliases it.
-        let ops = Table::from_fn(n, |op| {
+        let mut ops = Table::from_fn(n, |op| {
             let v = view(op);
-            let o = Operand {
+            Operand {
                 mem: v.memory,
                 dtype: v.layout.dtype,
                 offset: v.layout.offset as isize,
                 // A loop of no axes has one element, which is a run of
                 // step 1 as well as of any other.
                 inner: steps.as_slice().get(r * n + op).copied().unwrap_or(1),
+                joins: true,
                 in_place: false,
-            };
-            Operand { in_place: o.can_be_in_place() && !(op < n_dsts && p.reached[op]), ..o }
+            }
         });
+        let strided = ops.as_slice().iter().any(Operand::strided);
+        let runs = ops.iter().map(|o| o.dtype.bytes().max(1)).sum();
+        let size = p.shape.iter().product();
+        let last_outer = r.checked_sub(1).map(|a| extents.as_slice()[a]);
+        let blocked = strided && streams(runs, size);
+        let stack = stacked_rows(last_outer, inner, p.prog.max_coord_axis().is_some(), blocked);
+        for (op, o) in ops.as_mut_slice().iter_mut().enumerate() {
+            o.joins = stack == 1 || steps.as_slice()[(r - 1) * n + op] == o.inner * inner as isize;
+            o.in_place = o.can_be_in_place() && !(op < n_dsts && p.reached[op]);
+        }
         let in_place = Table::from_fn(n, |op| ops.as_slice()[op].in_place);
         let direct = written_in_place(&p.prog, &in_place.as_slice()[..n_dsts]);
         let borrowed = read_in_place(&p.prog, &in_place.as_slice()[n_dsts..]);
-        let strided = ops.as_slice().iter().any(Operand::strided);
-        let runs = ops.iter().map(|o| o.dtype.bytes().max(1)).sum();
         let columnless = (0..p.prog.nodes.len()).all(|i| borrowed.as_slice()[i] || direct.as_slice()[i].is_some());
-        let tiling = tiling(&p.prog, runs, p.shape.iter().product(), strided, columnless);
+        let tiling = tiling(&p.prog, runs, size, strided, columnless);
         let (tile, prefetches) = tiling.tile(streaming::choice().unwrap_or(streaming::UNMEASURED));
         extents.truncate(r);
         steps.truncate(r * n);
@@ -680,9 +695,11 @@ impl Loop {
             direct,
             borrowed,
             tiling,
-            tile,
+            // A stacking loop's rows are a tile each.
+            tile: if stack > 1 { inner } else { tile },
             prefetches,
-            block: if strided && r > 0 { BLOCK_ROWS } else { 1 },
+            stack,
+            block: if strided && r > 0 && stack == 1 { BLOCK_ROWS } else { 1 },
         }
     }
 
@@ -728,6 +745,7 @@ impl Loop {
     /// This loop streaming as `way`.
     fn streaming_as(&self, way: Streaming) -> Loop {
         let (tile, prefetches) = self.tiling.tile(way);
+        let tile = if self.stack > 1 { self.inner } else { tile };
         Loop { tile, prefetches, ..self.clone() }
     }
 
@@ -754,7 +772,7 @@ impl Loop {
     /// several), a multiple of its tile, to its end, its work items split
     /// among the pool's threads.
     fn run_from(&self, prog: &Prog, first: usize) {
-        let rows: usize = self.outer.iter().product();
+        let rows = self.item_rows();
         let tiles = self.inner.div_ceil(self.tile);
         let (lo, items) = (first / self.tile, rows * tiles);
         let left = items - lo;
@@ -764,6 +782,20 @@ impl Loop {
             let (from, to) = (lo + left * part / parts, lo + left * (part + 1) / parts);
             self.run_items(prog, from, to, rows, tiles)
         });
+    }
+
+    /// The rows of work items: the outer axes' index count, the last outer
+    /// axis's counted in stacks of [`Loop::stack`] rows.
+    fn item_rows(&self) -> usize {
+        let n = self.outer.len();
+        self.outer.iter().enumerate().map(|(a, &e)| if a + 1 == n { e.div_ceil(self.stack) } else { e }).product()
+    }
+
+    /// The step of operand `op` along the last outer axis, from one row of
+    /// a stack to the next; 0 where the loop has no outer axis.
+    fn row_step(&self, op: usize) -> isize {
+        let n = self.ops.len();
+        self.outer.len().checked_sub(1).map_or(0, |a| self.outer_steps[a * n + op])
     }
 
     /// The row and the tile of work item `item` of a loop of `rows` rows of
@@ -777,64 +809,124 @@ impl Loop {
         (b * self.block + rest % rows_here, rest / rows_here)
     }
 
-    /// Finds work item `item`: its row's index over the outer axes into
-    /// `index`, each operand's element index at its first element into
-    /// `base`; gives its first index on the innermost axis and its length.
-    fn locate(&self, item: usize, rows: usize, tiles: usize, index: &mut [usize], base: &mut [isize]) -> (usize, usize) {
+    /// Finds work item `item`: its first row's index over the outer axes
+    /// into `index`, each operand's element index at its first element into
+    /// `base`; gives its first index on the innermost axis, the length of
+    /// its rows and how many it stacks.
+    fn locate(&self, item: usize, rows: usize, tiles: usize, index: &mut [usize], base: &mut [isize]) -> (usize, usize, usize) {
         // One tile a row, the rows are the items; one outer axis, the
         // row is its index: a small loop of many rows spares the divisions.
         let (row, tile) = if tiles == 1 { (item, 0) } else { self.row_tile(item, rows, tiles) };
+        let last = self.outer.len().wrapping_sub(1);
         if let [i] = index {
-            *i = row;
+            *i = row * self.stack;
         } else {
             let mut rest = row;
             for (a, &n) in self.outer.iter().enumerate().rev() {
+                let n = if a == last { n.div_ceil(self.stack) } else { n };
                 index[a] = rest % n;
                 rest /= n;
             }
+            if let Some(i) = index.last_mut() {
+                *i *= self.stack;
+            }
         }
+        let stacked = match index.last() {
+            Some(&i) => self.stack.min(self.outer[last] - i),
+            None => 1,
+        };
         let j0 = tile * self.tile;
         let n_ops = self.ops.len();
         for (op, (b, o)) in base.iter_mut().zip(self.ops.iter()).enumerate() {
             let outer: isize = index.iter().enumerate().map(|(a, &i)| i as isize * self.outer_steps[a * n_ops + op]).sum();
             *b = o.offset + outer + j0 as isize * o.inner;
         }
-        (j0, self.tile.min(self.inner - j0))
+        (j0, self.tile.min(self.inner - j0), stacked)
     }
 
     /// Asks the CPU to bring into its caches the elements of a work item
-    /// whose operands start at `base` and run `n` elements: the hardware
+    /// whose operands start at `base` and run `k` rows of `n` elements: the hardware
     /// prefetchers stop at page boundaries, about one tile, and so fall
     /// behind a loop that streams its operands tile by tile. Strided
     /// operands are left to the blocks.
-    fn prefetch(&self, base: &[isize], n: usize) {
+    fn prefetch(&self, base: &[isize], n: usize, k: usize) {
         #[cfg(target_arch = "x86_64")]
-        for (o, &b) in self.ops.iter().zip(base) {
+        for (op, (o, &b)) in self.ops.iter().zip(base).enumerate() {
             use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             if o.strided() {
                 continue;
             }
             let bits = o.dtype.bits() as isize;
-            let (first, last) = (b, b + (n as isize - 1) * o.inner);
-            let lo = (first.min(last) * bits).div_euclid(8);
-            let hi = (first.max(last) * bits).div_euclid(8) + (bits + 7) / 8;
             let p = o.mem.base;
-            for at in (lo..hi).step_by(LINE) {
-                // SAFETY: a prefetch is a hint that reads nothing the program
-                // sees and cannot fault; the address is computed with
-                // `wrapping_offset`, which is defined for any offset.
-                unsafe { _mm_prefetch(p.wrapping_offset(at).cast::<i8>(), _MM_HINT_T0) };
+            for q in 0..k as isize {
+                let first = b + q * self.row_step(op);
+                let last = first + (n as isize - 1) * o.inner;
+                let lo = (first.min(last) * bits).div_euclid(8);
+                let hi = (first.max(last) * bits).div_euclid(8) + (bits + 7) / 8;
+                for at in (lo..hi).step_by(LINE) {
+                    // SAFETY: a prefetch is a hint that reads nothing the
+                    // program sees and cannot fault; the address is computed
+                    // with `wrapping_offset`, which is defined for any offset.
+                    unsafe { _mm_prefetch(p.wrapping_offset(at).cast::<i8>(), _MM_HINT_T0) };
+                }
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = (base, n);
+        let _ = (base, n, k);
+    }
+
+    /// Reads operand `op`'s `k` rows of `m` elements, the first at element
+    /// index `at`, into the first `m * k` values of `col`, row after row:
+    /// as one run where they lie end to end, as a transposed block where
+    /// they lie side by side (`memio::load_transposed`), else row by row.
+    ///
+    /// # Safety
+    /// As [`memio::load`], for each row's run.
+    unsafe fn load_rows(&self, op: usize, at: isize, m: usize, k: usize, col: &mut ColMut) {
+        let o = &self.ops[op];
+        if o.joins {
+            // SAFETY: the rows lie end to end, one run (caller).
+            return unsafe { memio::load(o.mem, o.dtype, at, o.inner, m * k, col) };
+        }
+        let step = self.row_step(op);
+        // SAFETY: as this function's contract: rows side by side.
+        if step == 1 && unsafe { memio::load_transposed(o.mem, o.dtype, at, o.inner, m, k, col) } {
+            return;
+        }
+        for q in 0..k {
+            // SAFETY: as this function's contract, row q's run.
+            unsafe { memio::load(o.mem, o.dtype, at + q as isize * step, o.inner, m, &mut col.tail(q * m)) }
+        }
+    }
+
+    /// Writes the first `m * k` values of `col` into operand `op`'s `k`
+    /// rows of `m` elements, the first at element index `at`, as
+    /// [`Loop::load_rows`] reads them.
+    ///
+    /// # Safety
+    /// As [`memio::store`], for each row's run.
+    unsafe fn store_rows(&self, op: usize, at: isize, m: usize, k: usize, col: &ColRef) {
+        let o = &self.ops[op];
+        if o.joins {
+            // SAFETY: the rows lie end to end, one run (caller).
+            return unsafe { memio::store(o.mem, o.dtype, at, o.inner, m * k, col) };
+        }
+        let step = self.row_step(op);
+        // SAFETY: as this function's contract: rows side by side.
+        if step == 1 && unsafe { memio::store_transposed(o.mem, o.dtype, at, o.inner, m, k, col) } {
+            return;
+        }
+        for q in 0..k {
+            // SAFETY: as this function's contract, row q's run.
+            unsafe { memio::store(o.mem, o.dtype, at + q as isize * step, o.inner, m, &col.tail(q * m)) }
+        }
     }
 
     /// Runs work items `lo..hi` of a loop of `rows` rows of `tiles` tiles
     /// (see [`Loop::row_tile`]).
     fn run_items(&self, prog: &Prog, lo: usize, hi: usize, rows: usize, tiles: usize) {
-        // Columns as long as the longest tile: a small loop allocates little.
-        let width = self.tile.min(self.inner);
+        // Columns as long as the longest item: a small loop allocates little.
+        let width = self.stack * self.tile.min(self.inner);
         // A node read and written in place, or a constant (its column
         // made below), needs no column of its own.
         let own = |i: usize| !(self.borrowed[i] || self.direct[i].is_some() || matches!(prog.nodes[i], Node::Const(_)));
@@ -850,10 +942,11 @@ impl Loop {
         let mut index = Table::from_fn(self.outer.len(), |_| 0usize);
         let mut ahead_index = index.clone();
         for item in lo..hi {
-            let (j0, n) = self.locate(item, rows, tiles, index.as_mut_slice(), base.as_mut_slice());
+            let (j0, m, k) = self.locate(item, rows, tiles, index.as_mut_slice(), base.as_mut_slice());
+            let n = m * k;
             if self.prefetches && item + AHEAD < hi {
-                let (_, m) = self.locate(item + AHEAD, rows, tiles, ahead_index.as_mut_slice(), ahead.as_mut_slice());
-                self.prefetch(ahead.as_slice(), m);
+                let (_, m, k) = self.locate(item + AHEAD, rows, tiles, ahead_index.as_mut_slice(), ahead.as_mut_slice());
+                self.prefetch(ahead.as_slice(), m, k);
             }
             let base = base.as_slice();
             for i in 0..prog.nodes.len() {
@@ -861,9 +954,9 @@ impl Loop {
                 // Node x's values: its load's run read in place, or its column.
                 let arg = |x: usize| -> ColRef<'_> {
                     match prog.nodes[x] {
-                        Node::Load(k) if self.borrowed[x] => {
-                            let op = self.n_dsts + k;
-                            // SAFETY: the run lies in load k's checked layout;
+                        Node::Load(l) if self.borrowed[x] => {
+                            let op = self.n_dsts + l;
+                            // SAFETY: the run lies in load l's checked layout;
                             // nothing writes it during the item: no
                             // destination written in place reaches a load's
                             // bytes, and the others are written after the
@@ -876,23 +969,22 @@ impl Loop {
                     }
                 };
                 let mut out = match self.direct[i] {
-                    // SAFETY: the run lies in destination k's checked layout,
+                    // SAFETY: the run lies in destination d's checked layout,
                     // which no load reaches (see `Loop::new`), no other
                     // destination overlaps, and no other thread writes
                     // (threads take distinct items); this column is the
                     // only one made of it.
-                    Some(k) => unsafe { self.ops[k].run_mut(base[k], n) },
+                    Some(d) => unsafe { self.ops[d].run_mut(base[d], n) },
                     None => rest[0].as_mut(),
                 };
                 match prog.nodes[i] {
-                    Node::Load(k) => {
-                        let op = self.n_dsts + k;
-                        let o = &self.ops[op];
+                    Node::Load(l) => {
+                        let op = self.n_dsts + l;
                         if !self.borrowed[i] {
-                            // SAFETY: the run lies in load k's layout, checked
+                            // SAFETY: the rows lie in load l's layout, checked
                             // against its memory by `View::new`; `out` is of
-                            // its dtype's register type.
-                            unsafe { memio::load(o.mem, o.dtype, base[op], o.inner, n, &mut out) }
+                            // its dtype's register type, of `width` values.
+                            unsafe { self.load_rows(op, base[op], m, k, &mut out) }
                         }
                     }
                     Node::Const(_) => {}
@@ -919,19 +1011,33 @@ impl Loop {
                     Node::Cast(d, x) => cast::cast(prog.dtypes[x], d, &arg(x), &mut out, n),
                 }
             }
-            for (k, &o) in prog.outputs.iter().enumerate() {
-                if self.direct[o] == Some(k) {
+            for (d, &o) in prog.outputs.iter().enumerate() {
+                if self.direct[o] == Some(d) {
                     continue;
                 }
-                // SAFETY: the run lies in destination k's checked layout; no
+                // SAFETY: the rows lie in destination d's checked layout; no
                 // other thread writes these elements (threads take distinct
                 // items, destinations do not overlap each other or map two
                 // indices to one element), and sub-byte writes are atomic.
-                let d = &self.ops[k];
-                unsafe { memio::store(d.mem, d.dtype, base[k], d.inner, n, &cols[o].as_ref()) }
+                unsafe { self.store_rows(d, base[d], m, k, &cols[o].as_ref()) }
             }
         }
         column::give_back(cols);
+    }
+}
+
+/// Rows of the last outer axis that a work item of a loop stacks, where its
+/// rows are `inner` elements and its last outer axis `last_outer` rows:
+/// as many as fill a column of [`TILE`] elements where rows are at most half
+/// that long, so that each node's fixed cost is paid once a column rather
+/// than once a short row (add over transposed 32 x 32 float32 operands so
+/// took a third of the instructions). 1 where the loop has no outer axis,
+/// where a Coord node reads the index (its column is made a row at a time),
+/// or where the loop's blocks of rows gather a strided operand (`blocked`).
+fn stacked_rows(last_outer: Option<usize>, inner: usize, coords: bool, blocked: bool) -> usize {
+    match last_outer {
+        Some(rows) if !coords && !blocked && inner > 0 && 2 * inner <= TILE => (TILE / inner).min(rows).max(1),
+        _ => 1,
     }
 }
 

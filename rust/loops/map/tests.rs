@@ -511,6 +511,51 @@ fn contiguous_aligned_runs_are_read_and_written_in_place() {
     assert_eq!(loop_of(&p).direct.to_vec(), vec![None; 3]);
 }
 
+/// Short rows that do not merge stack into one column a work item: a sum
+/// of transposed 32 x 32 operands into a contiguous destination reads its
+/// loads in place across rows and writes the destination row by row; and
+/// loops of short rows, stacks partial ones too, of every layout (rows
+/// side by side moved as transposed blocks) and of sub-byte, narrow,
+/// 8-byte and complex dtypes give the reference's results.
+#[test]
+fn short_rows_stack_into_one_column() {
+    let f = Dtype::Float32;
+    let add = |d| Prog::new(vec![d, d], vec![Node::Load(0), Node::Load(1), Node::Binary(Binary::Add, 0, 1)], vec![2]).unwrap();
+    let mut bufs: Vec<Buf> = (0..3).map(|_| Buf::zeros(4 * 1024)).collect();
+    let v: Vec<View> = bufs
+        .iter_mut()
+        .enumerate()
+        .map(|(k, b)| {
+            let c = Layout::contiguous(f, &[32, 32]);
+            let l = if k == 0 { c } else { Layout { strides: vec![1, 32], ..c } };
+            View::new(l, b.memory()).unwrap()
+        })
+        .collect();
+    let lp = loop_of(&plan(add(f), v[..1].to_vec(), v[1..].to_vec()).unwrap());
+    assert_eq!((lp.stack, lp.inner, lp.item_rows()), (32, 32, 1));
+    assert_eq!(lp.borrowed.to_vec(), vec![true, true, false]);
+    assert_eq!(lp.direct.to_vec(), vec![None; 3]);
+    assert!(!lp.ops[0].joins && lp.ops[1].joins);
+    for d in [f, Dtype::Int4, Dtype::Bool, Dtype::Float16, Dtype::Int64, Dtype::Complex128] {
+        if let Ok(p) = Prog::new(vec![d, d], vec![Node::Load(0), Node::Load(1), Node::Binary(Binary::Maximum, 0, 1)], vec![2]) {
+            check(p.clone(), &[1000, 3], d as u64 + 5);
+            check(p.clone(), &[3, 7, 300, 5], d as u64 + 7);
+            // Whole tiles of a transposed block, and their edges.
+            check(p.clone(), &[32, 32], d as u64 + 11);
+            check(p, &[2, 45, 37], d as u64 + 13);
+        }
+        let cast = Prog::new(vec![d], vec![Node::Load(0), Node::Cast(Dtype::Int4, 0)], vec![1]).unwrap();
+        check(cast, &[2, 700, 3], d as u64 + 9);
+    }
+    // One row, or a Coord node: no stack.
+    assert_eq!(stacked_rows(None, 4, false, false), 1);
+    assert_eq!(stacked_rows(Some(100), 4, true, false), 1);
+    assert_eq!(stacked_rows(Some(100), 4, false, true), 1);
+    assert_eq!(stacked_rows(Some(100), TILE / 2 + 1, false, false), 1);
+    assert_eq!(stacked_rows(Some(100), 4, false, false), 100);
+    assert_eq!(stacked_rows(Some(1000), 4, false, false), TILE / 4);
+}
+
 #[test]
 fn cached_bytes_lie_within_their_bounds() {
     let c = cached_bytes();
