@@ -286,6 +286,9 @@ pub fn sort<T: Word, K: Word, P: Pos>(
     runs.into_iter().zip(in_a).map(|(r, f)| (r, !f.into_inner())).collect()
 }
 
+/// Elements a selection tests against its bound at once.
+const BLOCK: usize = 64;
+
 /// The first `k` elements of the sorted order of the `n` elements that
 /// `read(i)` gives, with their positions, over `threads`: each chunk keeps
 /// a buffer of candidates below the greatest of the best `k` it has seen,
@@ -314,13 +317,25 @@ pub fn select<T: Word, K: Word>(
         // Keys below `bound` may enter; an element of the bound's key comes
         // after every kept one, so it is never among the best.
         let mut bound: Option<K> = None;
-        for i in c * per..((c + 1) * per).min(n) {
-            let kx = key(read(i));
-            if bound.is_none_or(|b| kx < b) {
-                cand.push((kx, i as u64));
-                if cand.len() >= 2 * k.max(16) {
-                    best(&mut cand);
-                    bound = cand.iter().map(|c| c.0).max();
+        let (lo, hi) = (c * per, ((c + 1) * per).min(n));
+        for b in (lo..hi).step_by(BLOCK) {
+            let block = b..(b + BLOCK).min(hi);
+            // Once the buffer has a bound, few blocks hold a key below it:
+            // a block is tested whole first, without a branch an element
+            // (which the compiler can do in vector registers).
+            if let Some(bound) = bound {
+                if !block.clone().fold(false, |any, i| any | (key(read(i)) < bound)) {
+                    continue;
+                }
+            }
+            for i in block {
+                let kx = key(read(i));
+                if bound.is_none_or(|b| kx < b) {
+                    cand.push((kx, i as u64));
+                    if cand.len() >= 2 * k.max(16) {
+                        best(&mut cand);
+                        bound = cand.iter().map(|c| c.0).max();
+                    }
                 }
             }
         }
