@@ -57,6 +57,10 @@ pub struct Item<T, P> {
 /// of 1 MiB or more).
 pub(super) const SMALL: usize = 1 << 16;
 
+/// Digits a run that fits the cache may have left to be sorted from the
+/// least significant, each a pass over the run.
+const LSD_DIGITS: usize = 3;
+
 /// Runs of at most this many elements are sorted by insertion.
 const TINY: usize = 24;
 
@@ -152,7 +156,10 @@ fn msd<T: Word, K: Word, P: Pos>(a: &mut [Item<T, P>], b: &mut [Item<T, P>], lev
         insertion(a, key);
         return false;
     }
-    if n <= SMALL || level + 1 == K::BYTES {
+    // A run that fits the cache is sorted from its least significant digit
+    // where few digits remain; with more, a pass by the next digit leaves
+    // runs so short that few of their digits remain to sort.
+    if (n <= SMALL && K::BYTES - level <= LSD_DIGITS) || level + 1 == K::BYTES {
         let counts = histograms(a.iter().copied(), level, key);
         let ls = passes(&counts, n);
         let Some((&first, rest)) = ls.split_first() else { return false };
@@ -170,7 +177,8 @@ fn msd<T: Word, K: Word, P: Pos>(a: &mut [Item<T, P>], b: &mut [Item<T, P>], lev
     distribute(a.iter().copied(), b, &mut at, level, key);
     for d in 0..256 {
         let r = first[d]..at[d];
-        if msd(&mut b[r.clone()], &mut a[r.clone()], level + 1, key) {
+        // A run of one element is sorted where it lies, in b.
+        if r.len() > 1 && msd(&mut b[r.clone()], &mut a[r.clone()], level + 1, key) {
             b[r.clone()].copy_from_slice(&a[r]);
         }
     }
