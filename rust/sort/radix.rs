@@ -57,6 +57,10 @@ pub struct Item<T, P> {
 /// of 1 MiB or more).
 pub(super) const SMALL: usize = 1 << 16;
 
+/// Digits a run that fits the cache may have left to be sorted from the
+/// least significant, each a pass over the run.
+const LSD_DIGITS: usize = 3;
+
 /// Runs of at most this many elements are sorted by insertion.
 const TINY: usize = 24;
 
@@ -152,7 +156,10 @@ fn msd<T: Word, K: Word, P: Pos>(a: &mut [Item<T, P>], b: &mut [Item<T, P>], lev
         insertion(a, key);
         return false;
     }
-    if n <= SMALL || level + 1 == K::BYTES {
+    // A run that fits the cache is sorted from its least significant digit
+    // where few digits remain; with more, a pass by the next digit leaves
+    // runs so short that few of their digits remain to sort.
+    if (n <= SMALL && K::BYTES - level <= LSD_DIGITS) || level + 1 == K::BYTES {
         let counts = histograms(a.iter().copied(), level, key);
         let ls = passes(&counts, n);
         let Some((&first, rest)) = ls.split_first() else { return false };
@@ -170,7 +177,8 @@ fn msd<T: Word, K: Word, P: Pos>(a: &mut [Item<T, P>], b: &mut [Item<T, P>], lev
     distribute(a.iter().copied(), b, &mut at, level, key);
     for d in 0..256 {
         let r = first[d]..at[d];
-        if msd(&mut b[r.clone()], &mut a[r.clone()], level + 1, key) {
+        // A run of one element is sorted where it lies, in b.
+        if r.len() > 1 && msd(&mut b[r.clone()], &mut a[r.clone()], level + 1, key) {
             b[r.clone()].copy_from_slice(&a[r]);
         }
     }
@@ -286,6 +294,9 @@ pub fn sort<T: Word, K: Word, P: Pos>(
     runs.into_iter().zip(in_a).map(|(r, f)| (r, !f.into_inner())).collect()
 }
 
+/// Elements a selection tests against its bound at once.
+const BLOCK: usize = 64;
+
 /// The first `k` elements of the sorted order of the `n` elements that
 /// `read(i)` gives, with their positions, over `threads`: each chunk keeps
 /// a buffer of candidates below the greatest of the best `k` it has seen,
@@ -314,13 +325,25 @@ pub fn select<T: Word, K: Word>(
         // Keys below `bound` may enter; an element of the bound's key comes
         // after every kept one, so it is never among the best.
         let mut bound: Option<K> = None;
-        for i in c * per..((c + 1) * per).min(n) {
-            let kx = key(read(i));
-            if bound.is_none_or(|b| kx < b) {
-                cand.push((kx, i as u64));
-                if cand.len() >= 2 * k.max(16) {
-                    best(&mut cand);
-                    bound = cand.iter().map(|c| c.0).max();
+        let (lo, hi) = (c * per, ((c + 1) * per).min(n));
+        for b in (lo..hi).step_by(BLOCK) {
+            let block = b..(b + BLOCK).min(hi);
+            // Once the buffer has a bound, few blocks hold a key below it:
+            // a block is tested whole first, without a branch an element
+            // (which the compiler can do in vector registers).
+            if let Some(bound) = bound {
+                if !block.clone().fold(false, |any, i| any | (key(read(i)) < bound)) {
+                    continue;
+                }
+            }
+            for i in block {
+                let kx = key(read(i));
+                if bound.is_none_or(|b| kx < b) {
+                    cand.push((kx, i as u64));
+                    if cand.len() >= 2 * k.max(16) {
+                        best(&mut cand);
+                        bound = cand.iter().map(|c| c.0).max();
+                    }
                 }
             }
         }
