@@ -13,6 +13,7 @@
 //! of N points is within ‖ŷ - y‖₂ <= ε u √N ‖x‖₂ of the exact y, ε the sum
 //! over axes of e(n) ([`error_factor`]).
 
+mod bailey;
 mod lines;
 mod passes;
 mod plan;

@@ -659,7 +659,7 @@ fn long_lines_in_place_match_fresh_destinations() {
 /// its bits.
 #[test]
 fn bailey_in_the_result_keeps_the_bits() {
-    use super::plan::{IN_RESULT_FROM, IN_RESULT_LINES};
+    use super::bailey::{IN_RESULT_FROM, IN_RESULT_LINES};
     use std::sync::atomic::Ordering::Relaxed;
     let n = 1 << 17;
     let (x32, x64, bins) = (randoms::<f32>(2 * n, 51), randoms::<f64>(2 * n, 52), randoms::<f32>(2 * (n + 1), 53));
