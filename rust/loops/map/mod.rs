@@ -598,6 +598,16 @@ impl Operand {
     }
 }
 
+/// A move between an operand's elements and a work item's column (see
+/// [`Loop::move_rows`]).
+enum Move {
+    /// `n` elements from element index `start`, at the operand's step
+    /// along the innermost axis, and the column's values from `from` on.
+    Run { start: isize, n: usize, from: usize },
+    /// The whole item as a transposed block (see `memio::load_transposed`).
+    Block,
+}
+
 /// The iteration of a plan: axes merged where they can be, the innermost one
 /// in tiles.
 #[derive(Clone)]
@@ -875,50 +885,22 @@ impl Loop {
         let _ = (base, n, k);
     }
 
-    /// Reads operand `op`'s `k` rows of `m` elements, the first at element
-    /// index `at`, into the first `m * k` values of `col`, row after row:
-    /// as one run where they lie end to end, as a transposed block where
-    /// they lie side by side (`memio::load_transposed`), else row by row.
-    ///
-    /// # Safety
-    /// As [`memio::load`], for each row's run.
-    unsafe fn load_rows(&self, op: usize, at: isize, m: usize, k: usize, col: &mut ColMut) {
-        let o = &self.ops[op];
-        if o.joins {
-            // SAFETY: the rows lie end to end, one run (caller).
-            return unsafe { memio::load(o.mem, o.dtype, at, o.inner, m * k, col) };
+    /// Moves operand `op`'s `k` rows of `m` elements, the first at element
+    /// index `at`, to or from the first `m * k` values of a work item's
+    /// column, row after row, by `mv`: as one run where the rows lie end to
+    /// end, as a transposed block where they lie side by side and `mv` can
+    /// move one (it gives true), else row by row.
+    fn move_rows(&self, op: usize, at: isize, m: usize, k: usize, mut mv: impl FnMut(Move) -> bool) {
+        if self.ops[op].joins {
+            mv(Move::Run { start: at, n: m * k, from: 0 });
+            return;
         }
         let step = self.row_step(op);
-        // SAFETY: as this function's contract: rows side by side.
-        if step == 1 && unsafe { memio::load_transposed(o.mem, o.dtype, at, o.inner, m, k, col) } {
+        if step == 1 && mv(Move::Block) {
             return;
         }
         for q in 0..k {
-            // SAFETY: as this function's contract, row q's run.
-            unsafe { memio::load(o.mem, o.dtype, at + q as isize * step, o.inner, m, &mut col.tail(q * m)) }
-        }
-    }
-
-    /// Writes the first `m * k` values of `col` into operand `op`'s `k`
-    /// rows of `m` elements, the first at element index `at`, as
-    /// [`Loop::load_rows`] reads them.
-    ///
-    /// # Safety
-    /// As [`memio::store`], for each row's run.
-    unsafe fn store_rows(&self, op: usize, at: isize, m: usize, k: usize, col: &ColRef) {
-        let o = &self.ops[op];
-        if o.joins {
-            // SAFETY: the rows lie end to end, one run (caller).
-            return unsafe { memio::store(o.mem, o.dtype, at, o.inner, m * k, col) };
-        }
-        let step = self.row_step(op);
-        // SAFETY: as this function's contract: rows side by side.
-        if step == 1 && unsafe { memio::store_transposed(o.mem, o.dtype, at, o.inner, m, k, col) } {
-            return;
-        }
-        for q in 0..k {
-            // SAFETY: as this function's contract, row q's run.
-            unsafe { memio::store(o.mem, o.dtype, at + q as isize * step, o.inner, m, &col.tail(q * m)) }
+            mv(Move::Run { start: at + q as isize * step, n: m, from: q * m });
         }
     }
 
@@ -980,11 +962,20 @@ impl Loop {
                 match prog.nodes[i] {
                     Node::Load(l) => {
                         let op = self.n_dsts + l;
+                        let o = self.ops[op];
                         if !self.borrowed[i] {
-                            // SAFETY: the rows lie in load l's layout, checked
+                            // The elements lie in load l's layout, checked
                             // against its memory by `View::new`; `out` is of
                             // its dtype's register type, of `width` values.
-                            unsafe { self.load_rows(op, base[op], m, k, &mut out) }
+                            self.move_rows(op, base[op], m, k, |mv| match mv {
+                                Move::Run { start, n, from } => {
+                                    // SAFETY: as above, the run's elements.
+                                    unsafe { memio::load(o.mem, o.dtype, start, o.inner, n, &mut out.tail(from)) };
+                                    true
+                                }
+                                // SAFETY: as above, the item's elements.
+                                Move::Block => unsafe { memio::load_transposed(o.mem, o.dtype, base[op], o.inner, m, k, &mut out) },
+                            })
                         }
                     }
                     Node::Const(_) => {}
@@ -1015,11 +1006,20 @@ impl Loop {
                 if self.direct[o] == Some(d) {
                     continue;
                 }
-                // SAFETY: the rows lie in destination d's checked layout; no
-                // other thread writes these elements (threads take distinct
-                // items, destinations do not overlap each other or map two
-                // indices to one element), and sub-byte writes are atomic.
-                unsafe { self.store_rows(d, base[d], m, k, &cols[o].as_ref()) }
+                let (op, col) = (self.ops[d], cols[o].as_ref());
+                // The elements lie in destination d's checked layout; no
+                // other thread writes them (threads take distinct items,
+                // destinations do not overlap each other or map two indices
+                // to one element), and sub-byte writes are atomic.
+                self.move_rows(d, base[d], m, k, |mv| match mv {
+                    Move::Run { start, n, from } => {
+                        // SAFETY: as above, the run's elements.
+                        unsafe { memio::store(op.mem, op.dtype, start, op.inner, n, &col.tail(from)) };
+                        true
+                    }
+                    // SAFETY: as above, the item's elements.
+                    Move::Block => unsafe { memio::store_transposed(op.mem, op.dtype, base[d], op.inner, m, k, &col) },
+                })
             }
         }
         column::give_back(cols);
