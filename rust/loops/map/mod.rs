@@ -25,6 +25,7 @@ use crate::loops::memio;
 use crate::loops::ops;
 use crate::loops::pad::Pad;
 use crate::core::pool;
+use crate::core::transpose;
 use crate::loops::prog::{Node, Prog};
 use std::sync::Arc;
 use streaming::Streaming;
@@ -1028,15 +1029,17 @@ impl Loop {
 
 /// Rows of the last outer axis that a work item of a loop stacks, where its
 /// rows are `inner` elements and its last outer axis `last_outer` rows:
-/// as many as fill a column of [`TILE`] elements where rows are at most half
-/// that long, so that each node's fixed cost is paid once a column rather
+/// as many as fill a column of [`TILE`] elements where at least a
+/// transposed tile's rows ([`transpose::TILE`]) fit in one, so that each node's fixed cost is paid once a column rather
 /// than once a short row (add over transposed 32 x 32 float32 operands so
-/// took a third of the instructions). 1 where the loop has no outer axis,
+/// took a third of the instructions; stacks of 3 rows of 316, moved value
+/// by value at the edges of transposed tiles, made exp over a transposed
+/// 316 x 316 float32 operand a third slower). 1 where the loop has no outer axis,
 /// where a Coord node reads the index (its column is made a row at a time),
 /// or where the loop's blocks of rows gather a strided operand (`blocked`).
 fn stacked_rows(last_outer: Option<usize>, inner: usize, coords: bool, blocked: bool) -> usize {
     match last_outer {
-        Some(rows) if !coords && !blocked && inner > 0 && 2 * inner <= TILE => (TILE / inner).min(rows).max(1),
+        Some(rows) if !coords && !blocked && inner > 0 && transpose::TILE * inner <= TILE => (TILE / inner).min(rows).max(1),
         _ => 1,
     }
 }

@@ -551,7 +551,8 @@ fn short_rows_stack_into_one_column() {
     assert_eq!(stacked_rows(None, 4, false, false), 1);
     assert_eq!(stacked_rows(Some(100), 4, true, false), 1);
     assert_eq!(stacked_rows(Some(100), 4, false, true), 1);
-    assert_eq!(stacked_rows(Some(100), TILE / 2 + 1, false, false), 1);
+    assert_eq!(stacked_rows(Some(100), TILE / 8 + 1, false, false), 1);
+    assert_eq!(stacked_rows(Some(100), TILE / 8, false, false), 8);
     assert_eq!(stacked_rows(Some(100), 4, false, false), 100);
     assert_eq!(stacked_rows(Some(1000), 4, false, false), TILE / 4);
 }
