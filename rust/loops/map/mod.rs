@@ -639,9 +639,9 @@ struct Loop {
     /// columns, one after the other (see [`stacked_rows`]); 1 for none.
     stack: usize,
     /// Rows of a block: [`BLOCK_ROWS`] where an operand is strided and the
-    /// loop has rows and stacks none, else 1. A block's rows take a tile's columns in turn,
-    /// so each line (and page) a strided operand brings in serves the rows
-    /// of the block before it leaves the caches.
+    /// loop has rows and stacks none, else 1. A block's rows take a tile's
+    /// columns in turn, so each line (and page) a strided operand brings in
+    /// serves the rows of the block before it leaves the caches.
     block: usize,
 }
 
@@ -706,8 +706,7 @@ impl Loop {
             direct,
             borrowed,
             tiling,
-            // A stacking loop's rows are a tile each.
-            tile: if stack > 1 { inner } else { tile },
+            tile: item_tile(stack, inner, tile),
             prefetches,
             stack,
             block: if strided && r > 0 && stack == 1 { BLOCK_ROWS } else { 1 },
@@ -756,8 +755,7 @@ impl Loop {
     /// This loop streaming as `way`.
     fn streaming_as(&self, way: Streaming) -> Loop {
         let (tile, prefetches) = self.tiling.tile(way);
-        let tile = if self.stack > 1 { self.inner } else { tile };
-        Loop { tile, prefetches, ..self.clone() }
+        Loop { tile: item_tile(self.stack, self.inner, tile), prefetches, ..self.clone() }
     }
 
     /// Runs the first [`SEGMENTS`] segments of `segment` elements of this
@@ -1025,6 +1023,12 @@ impl Loop {
         }
         column::give_back(cols);
     }
+}
+
+/// The elements of a row that a work item takes: a whole row where items
+/// stack `stack` rows of `inner` elements, else `tile`.
+fn item_tile(stack: usize, inner: usize, tile: usize) -> usize {
+    if stack > 1 { inner } else { tile }
 }
 
 /// Rows of the last outer axis that a work item of a loop stacks, where its
