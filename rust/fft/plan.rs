@@ -281,10 +281,10 @@ impl<T: Real> Plan<T> {
 
 /// Lanes each chunk of a step over sub-lines of `n` points of `T` takes
 /// into a thread's small buffers, where its passes run: a multiple of 16,
-/// and as many as fill half the L1 cache with the passes' four buffers,
+/// and as many as fill the L1 cache with the passes' four buffers,
 /// or all of `lanes`. The bits do not depend on it.
 fn chunk_of<T>(n: usize, lanes: usize) -> usize {
-    let fit = crate::core::caches::sizes().l1 / 2 / (4 * n * std::mem::size_of::<T>());
+    let fit = crate::core::caches::sizes().l1 / (4 * n * std::mem::size_of::<T>());
     let c = (fit / 16 * 16).max(16);
     if c >= lanes {
         lanes
