@@ -9,9 +9,8 @@
 //! thread's buffers.
 
 use super::passes::Work;
-use super::plan::{copy_run, each_chunk, exact_twiddles, plan, Plan};
+use super::plan::{copy_run, each_chunk, exact_twiddles, sub_plan, transpose, Plan};
 use super::real::{cmul, prefetch, widest, Real};
-use super::tile::{transpose, transpose_raw};
 use super::twiddle::Cis;
 use super::Direction;
 use std::sync::Arc;
@@ -240,8 +239,8 @@ impl<T: Real> Bailey<T> {
         Bailey {
             n1,
             n2,
-            first: plan(n1, dir),
-            second: plan(n2, dir),
+            first: sub_plan(n1, dir),
+            second: sub_plan(n2, dir),
             twiddles: Table::new(n, inverse),
             exact: (n <= EXACT_MAX).then(|| exact_twiddles(n1, n2, inverse)),
         }
@@ -458,8 +457,9 @@ fn bailey_first<T: Real>(b: &Bailey<T>, src: Ends<T>, z: Between<T>, lw: &mut Wo
         // unset), this chunk's lanes' points alone, which no other thread
         // touches.
         unsafe {
-            transpose_raw(ar[c * k0..].as_ptr(), c, zr.at(at), cb, cb, c);
-            transpose_raw(ai[c * k0..].as_ptr(), c, zi.at(at), cb, cb, c);
+            let block = crate::core::transpose::block::<T>;
+            block(ar[c * k0..].as_ptr(), c as isize, zr.at(at), cb as isize, cb, c);
+            block(ai[c * k0..].as_ptr(), c as isize, zi.at(at), cb as isize, cb, c);
         }
     }
 }

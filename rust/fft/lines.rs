@@ -201,10 +201,10 @@ fn pass<T: Real>(op: Op, axis: usize, src: &Arr<T>, dst: &Arr<T>) {
         // A line of side-by-side points through four steps in cache goes
         // alone: its steps then run over all their lanes at once in a
         // thread's small buffers, and it moves in one run. Other lines go
-        // in groups of about 16 K points (columns side by side then move as
+        // in groups ([`group_lanes`]; columns side by side then move as
         // rows). The bits do not depend on it.
         let contiguous = matches!(op, Op::C2c(_)) && src.strides[axis] == 2 && dst.strides[axis] == 2;
-        let lanes = if contiguous && plan.in_cache_steps() { 1 } else { (16384 / cn).clamp(1, 256) };
+        let lanes = if contiguous && plan.in_cache_steps() { 1 } else { group_lanes::<T>(cn, lines) };
         #[cfg(test)]
         let lanes = match GROUP_LANES.load(std::sync::atomic::Ordering::Relaxed) {
             0 => lanes,
@@ -216,6 +216,17 @@ fn pass<T: Real>(op: Op, axis: usize, src: &Arr<T>, dst: &Arr<T>) {
             job.group(l0, lanes.min(lines - l0), w);
         });
     }
+}
+
+/// Lanes of a group of `lines` lines of `cn` points that go together
+/// (lanes interleaved): about 16 K points, or more where as many as fill
+/// half the L2 cache with the group's points (real and imaginary parts)
+/// leave each thread a group, so that columns side by side move as longer
+/// rows; at most 256. The bits do not depend on it.
+fn group_lanes<T>(cn: usize, lines: usize) -> usize {
+    let fit = crate::core::caches::sizes().l2 / 2 / (2 * cn * std::mem::size_of::<T>());
+    let each = lines.div_ceil(crate::core::pool::threads());
+    (16384 / cn).max(fit.min(each)).clamp(1, 256)
 }
 
 impl<T: Real> Job<'_, T> {

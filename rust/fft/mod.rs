@@ -18,7 +18,6 @@ mod lines;
 mod passes;
 mod plan;
 mod real;
-mod tile;
 mod twiddle;
 #[cfg(test)]
 mod tests;

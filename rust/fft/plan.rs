@@ -7,7 +7,6 @@ pub use super::bailey::Line;
 use super::bailey::Bailey;
 use super::passes::{radices, Passes, Work};
 use super::real::{cmul, widest, Real};
-use super::tile::transpose;
 use super::twiddle::Cis;
 use super::Direction;
 use crate::core::pool;
@@ -176,6 +175,23 @@ fn build<T: Real>(n: usize, dir: Direction) -> Plan<T> {
     Plan { n, algo }
 }
 
+/// The most points of a sub-line of Bailey's steps that computes by plain
+/// passes over its chunk's lanes, rather than by its own plan: the chunk's
+/// lanes already fill the passes' vectors, so the own plan's four steps in
+/// cache add only sweeps and copies; longer sub-lines keep them, which hold
+/// each pass's buffers small whatever the lanes.
+pub const SUB_PASSES_MAX: usize = 1 << 13;
+
+/// The plan of the n-point sub-lines of Bailey's steps in direction `dir`
+/// (n's prime factors at most 250): passes where n is at most
+/// [`SUB_PASSES_MAX`], else n's own plan ([`plan`]).
+pub fn sub_plan<T: Real>(n: usize, dir: Direction) -> Arc<Plan<T>> {
+    if n > SUB_PASSES_MAX {
+        return plan(n, dir);
+    }
+    Arc::new(Plan { n, algo: Algo::Passes(Passes::new(n, dir == Direction::Inverse)) })
+}
+
 /// Four steps' twiddles e^(σ2πi j2 k1/n), n = n1 n2, each rounded once,
 /// at `j2 + n2 k1`: real parts, then imaginary.
 pub(super) fn exact_twiddles<T: Real>(n1: usize, n2: usize, inverse: bool) -> (Vec<T>, Vec<T>) {
@@ -265,10 +281,10 @@ impl<T: Real> Plan<T> {
 
 /// Lanes each chunk of a step over sub-lines of `n` points of `T` takes
 /// into a thread's small buffers, where its passes run: a multiple of 16,
-/// and as many as fill half the L1 cache with the passes' four buffers,
+/// and as many as fill the L1 cache with the passes' four buffers,
 /// or all of `lanes`. The bits do not depend on it.
 fn chunk_of<T>(n: usize, lanes: usize) -> usize {
-    let fit = crate::core::caches::sizes().l1 / 2 / (4 * n * std::mem::size_of::<T>());
+    let fit = crate::core::caches::sizes().l1 / (4 * n * std::mem::size_of::<T>());
     let c = (fit / 16 * 16).max(16);
     if c >= lanes {
         lanes
@@ -417,6 +433,22 @@ impl<T: Real> Bluestein<T> {
             }
         }
     }
+}
+
+/// Copies `rows` rows of `cols` parts transposed, part c of row r at
+/// `src[r ss + c]` to `dst[c ds + r]`, by [`crate::core::transpose::block`]
+/// (tiles moved by vector shuffles, the edges part by part: moves only);
+/// panics where a part would fall outside the slices.
+#[inline(always)]
+pub(super) fn transpose<T: Real>(src: &[T], ss: usize, dst: &mut [T], ds: usize, rows: usize, cols: usize) {
+    if rows == 0 || cols == 0 {
+        return;
+    }
+    assert!((rows - 1) * ss + cols <= src.len() && (cols - 1) * ds + rows <= dst.len());
+    // SAFETY: the assertion: row r < rows of `src` ends at r ss + cols
+    // parts, and row c < cols of `dst` at c ds + rows; a `&mut` slice lies
+    // apart from every other.
+    unsafe { crate::core::transpose::block(src.as_ptr(), ss as isize, dst.as_mut_ptr(), ds as isize, rows, cols) }
 }
 
 /// Copies a run of a few elements in blocks of 16 (a `memcpy` call for

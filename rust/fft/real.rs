@@ -39,16 +39,6 @@ pub trait Real:
     type Block: Copy + AsRef<[Self]> + AsMut<[Self]>;
     /// A block of +0.
     const BLOCK: Self::Block;
-    /// The side of the square tile [`Real::transpose_tile`] moves: a
-    /// 32-byte vector's parts.
-    const TILE: usize;
-    /// Moves a tile of `TILE` rows of `TILE` parts transposed: part c of
-    /// row r, at `src + r ss + c`, to `dst + c ds + r`.
-    ///
-    /// # Safety
-    /// Those parts of `src` must lie in memory the caller may read, and
-    /// those of `dst` in memory it may write, apart from `src`'s.
-    unsafe fn transpose_tile(src: *const Self, ss: usize, dst: *mut Self, ds: usize);
     /// The value nearest `x`.
     fn of(x: f64) -> Self;
     /// The value as an `f64` (exact).
@@ -67,20 +57,6 @@ impl Real for f32 {
     const HALF: f32 = 0.5;
     type Block = [f32; 16];
     const BLOCK: [f32; 16] = [0.0; 16];
-    const TILE: usize = 8;
-    #[inline(always)]
-    unsafe fn transpose_tile(src: *const f32, ss: usize, dst: *mut f32, ds: usize) {
-        // SAFETY: the caller's.
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        unsafe {
-            super::tile::tile_f32(src, ss, dst, ds)
-        }
-        // SAFETY: the caller's.
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
-        unsafe {
-            super::tile::tile_parts::<f32, 8>(src, ss, dst, ds)
-        }
-    }
     fn of(x: f64) -> f32 {
         x as f32
     }
@@ -107,20 +83,6 @@ impl Real for f64 {
     const HALF: f64 = 0.5;
     type Block = [f64; 8];
     const BLOCK: [f64; 8] = [0.0; 8];
-    const TILE: usize = 4;
-    #[inline(always)]
-    unsafe fn transpose_tile(src: *const f64, ss: usize, dst: *mut f64, ds: usize) {
-        // SAFETY: the caller's.
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        unsafe {
-            super::tile::tile_f64(src, ss, dst, ds)
-        }
-        // SAFETY: the caller's.
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
-        unsafe {
-            super::tile::tile_parts::<f64, 4>(src, ss, dst, ds)
-        }
-    }
     fn of(x: f64) -> f64 {
         x
     }

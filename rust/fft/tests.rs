@@ -303,7 +303,7 @@ fn check_long(n: usize) {
 
 #[test]
 fn c2c_long_lines_within_the_bound() {
-    for k in [13, 15, 16, 18] {
+    for k in [10, 13, 14, 15, 16, 18] {
         check_long(1 << k);
     }
     check_long(3 * 5 * 7 * 7 * 9 * 11 * 2);
@@ -480,6 +480,8 @@ fn bits_follow_values_alone() {
     check_bits::<f64>(Kind::C2c(Inverse), &[4, 30, 3], &[0, 1], 2);
     check_bits::<f32>(Kind::C2c(Forward), &[5, 257], &[1], 3);
     check_bits::<f64>(Kind::C2c(Forward), &[2, 1 << 17], &[1], 4);
+    check_bits::<f64>(Kind::C2c(Forward), &[3, 1024], &[1], 9);
+    check_bits::<f32>(Kind::C2c(Inverse), &[2, 1 << 14], &[1], 10);
     check_bits::<f32>(Kind::R2c, &[3, 1024], &[1], 5);
     check_bits::<f64>(Kind::R2c, &[3, 4, 511], &[0, 2], 6);
     check_bits::<f32>(Kind::C2r, &[3, 513], &[1], 7);
@@ -566,8 +568,10 @@ fn refusals_leave_the_destination_untouched() {
 
 /// Timings of the bench's cases (`cargo test --release
 /// --no-default-features --lib fft::tests::timings -- --ignored
-/// --nocapture`), the least and the median wall time of several runs on 1
-/// and on 2 threads; `NX_FFT_CASE` picks the cases whose names hold it,
+/// --nocapture`), and the rows and columns of a 1024 x 1024 transform
+/// alone: the least and the median wall time of several runs on 1 and on 2
+/// threads, and on 1 the mean CPU time of the calling thread (which runs
+/// the whole call then; other processes disturb it less); `NX_FFT_CASE` picks the cases whose names hold it,
 /// `NX_FFT_THREADS` the thread counts (as `1,2`), `NX_FFT_REPS` multiplies
 /// the runs and `NX_FFT_LANES`, where set, sets the lanes of every group
 /// of short lines.
@@ -591,6 +595,7 @@ fn timings() {
             .map(|&t| {
                 pool::set_threads(t).unwrap();
                 f();
+                let c0 = crate::core::cpu_clock::thread_cpu_s();
                 let mut ms: Vec<f64> = (0..reps * more)
                     .map(|_| {
                         let start = std::time::Instant::now();
@@ -598,8 +603,10 @@ fn timings() {
                         start.elapsed().as_secs_f64() * 1e3
                     })
                     .collect();
+                let cpu = (crate::core::cpu_clock::thread_cpu_s() - c0) * 1e3 / ms.len() as f64;
                 ms.sort_by(f64::total_cmp);
-                format!("t{t} {:.4} ms (median {:.4})", ms[0], ms[ms.len() / 2])
+                let cpu = if t == 1 { format!(", mean CPU {cpu:.4}") } else { String::new() };
+                format!("t{t} {:.4} ms (median {:.4}{cpu})", ms[0], ms[ms.len() / 2])
             })
             .collect();
         eprintln!("{what}: {}", ts.join("  "));
@@ -629,6 +636,8 @@ fn timings() {
     time("fft2 1024^2 c64", 11, &|| c2c::<f32>(&[1024, 1024], &[0, 1]));
     time("fft2 256^2 c64", 200, &|| c2c::<f32>(&[256, 256], &[0, 1]));
     time("batch 4096x1024 c64", 11, &|| c2c::<f32>(&[4096, 1024], &[1]));
+    time("cols 1024^2 c64", 11, &|| c2c::<f32>(&[1024, 1024], &[0]));
+    time("rows 1024^2 c64", 11, &|| c2c::<f32>(&[1024, 1024], &[1]));
     time("batch 256x1024 c64", 200, &|| c2c::<f32>(&[256, 1024], &[1]));
     time("c2c 1000003 c128", 5, &|| c2c::<f64>(&[1_000_003], &[0]));
     for (n, name, reps) in [(1 << 16, "65536", 300), (1 << 20, "2^20", 15)] {
@@ -719,12 +728,23 @@ fn groupings_of_four_step_lines_keep_their_bits() {
     for (shape, axes) in cases {
         let x = randoms::<f32>(2 * shape.iter().product::<usize>(), 35);
         let base = transform::<f32>(Kind::C2c(Forward), shape, axes, &x);
-        for lanes in [1, 3, 16, 64] {
+        for lanes in [1, 3, 16, 64, 256] {
             super::lines::GROUP_LANES.store(lanes, std::sync::atomic::Ordering::Relaxed);
             let got = transform::<f32>(Kind::C2c(Forward), shape, axes, &x);
             super::lines::GROUP_LANES.store(0, std::sync::atomic::Ordering::Relaxed);
             assert!(same_bits(&base, &got), "{shape:?} {axes:?}: groups of {lanes} lanes");
         }
+    }
+}
+
+/// Bailey's sub-lines to [`SUB_PASSES_MAX`] points compute by plain
+/// passes, longer ones by their own plan (here four steps in cache).
+#[test]
+fn bailey_sub_lines_by_passes() {
+    use super::plan::{sub_plan, SUB_PASSES_MAX};
+    for dir in [Forward, Inverse] {
+        assert!(!sub_plan::<f32>(SUB_PASSES_MAX, dir).in_cache_steps() && super::plan::plan::<f32>(SUB_PASSES_MAX, dir).in_cache_steps());
+        assert!(sub_plan::<f64>(2 * SUB_PASSES_MAX, dir).in_cache_steps());
     }
 }
 
@@ -760,7 +780,7 @@ fn transposes_move_every_part_and_nothing_else() {
                 let (ss, ds) = (cols + 3, rows + 5);
                 let src = randoms::<T>(rows * ss + 1, (rows * 31 + cols) as u64);
                 let mut dst = vec![T::of(7.0); cols * ds + 1];
-                super::tile::transpose(&src, ss, &mut dst, ds, rows, cols);
+                super::plan::transpose(&src, ss, &mut dst, ds, rows, cols);
                 for c in 0..cols {
                     for r in 0..ds {
                         let want = if r < rows { src[r * ss + c] } else { T::of(7.0) };
@@ -781,7 +801,7 @@ fn transposes_move_every_part_and_nothing_else() {
 /// speed that keeps every operation must leave them as recorded.
 #[test]
 fn bits_are_as_recorded() {
-    const RECORDED: u64 = 0x6a25_c66f_fa9f_1824;
+    const RECORDED: u64 = 0xd267_6468_8818_b994;
     fn hash<T: Real>(h: &mut u64, v: &[T]) {
         for x in v {
             for b in x.to_f64().to_bits().to_le_bytes() {
