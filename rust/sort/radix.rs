@@ -8,8 +8,8 @@
 //! share. Each distribution keeps equal digits in their order, so the
 //! result is the stable sort: one result whatever the threads, which
 //! share the first distribution by chunks of elements and then the runs.
-//! A long slice of keys of at most 4 bytes is sorted by passes over wider
-//! digits from the least significant instead (`super::lsd`).
+//! A long slice of keys of at most 8 bytes is sorted by one distribution
+//! into buckets that the cache holds instead (`super::bucket`).
 
 use super::order::Word;
 use crate::core::pool;
