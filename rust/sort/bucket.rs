@@ -6,7 +6,8 @@
 //! (from the highest bit that differs among the keys: a second read where
 //! the first counted bits that all keys share), and notes the bits that
 //! every key shares. Consecutive bins make up a bucket while it holds at
-//! most an eighth of L2 in items (a bin holding more is a bucket alone). A
+//! most L2 / 64 elements, so that its two buffers of items of at most 16
+//! bytes take at most half of L2 (a bin holding more is a bucket alone). A
 //! second read moves each element with its position into its bucket's
 //! places, the buckets one after the other, each bucket's elements in
 //! their order. Each bucket is then sorted in cache by the bits its keys
@@ -169,7 +170,8 @@ pub unsafe fn sort<T: Word, K: Word>(
     }
     let mut total = vec![0u32; w.mask + 1];
     counts.iter().for_each(|c| total.iter_mut().zip(&c.bins).for_each(|(t, c)| *t = t.wrapping_add(*c)));
-    let cap = caches::sizes().l2 / (8 * std::mem::size_of::<It<T>>());
+    // A bucket's two buffers of items of at most 16 bytes take half of L2.
+    let cap = caches::sizes().l2 / 64;
     let (bks, of) = buckets(&total, cap.max(TINY));
     // Each chunk's elements of a bucket follow the earlier chunks'.
     let mut at: Vec<usize> = bks.iter().map(|b| b.start).collect();
