@@ -21,7 +21,7 @@
 //! a bucket after the earlier chunks'), and then share the buckets.
 
 use super::order::Word;
-use super::radix::{Item, Shared, SMALL};
+use super::radix::{self, Item, Shared, SMALL};
 use crate::core::{caches, pool};
 use crate::moves::walk::map_parts;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -186,7 +186,8 @@ pub unsafe fn sort<T: Word, K: Word>(
     drop(counts);
     let dst = Shared(a);
     pool::run_parts(chunks, |c| {
-        let dst = dst;
+        // The whole pointer, which threads share, not its field.
+        let to = dst;
         let mut at = offsets[c].clone();
         for i in chunk(c, per, n) {
             let x = first(i);
@@ -197,7 +198,7 @@ pub unsafe fn sort<T: Word, K: Word>(
             // SAFETY: *b < n, a's length; the offsets give each chunk and
             // bucket its own places, so no two threads write one while
             // the counts hold.
-            unsafe { dst.0.add(*b).write(x) };
+            unsafe { to.0.add(*b).write(x) };
             *b += 1;
         }
     });
@@ -209,7 +210,7 @@ pub unsafe fn sort<T: Word, K: Word>(
     let next = AtomicUsize::new(0);
     let live = bks.iter().take_while(|b| b.start < k).count();
     pool::run_parts(threads.min(live), |_| {
-        let dst = dst;
+        let from = dst;
         let (mut x, mut y) = (Vec::new(), Vec::new());
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
@@ -217,7 +218,7 @@ pub unsafe fn sort<T: Word, K: Word>(
             let m = b.end - b.start;
             // SAFETY: the bucket's places lie below n in a, written by the
             // distribution (done), and touched by this thread alone.
-            let items = unsafe { std::slice::from_raw_parts(dst.0.add(b.start), m) };
+            let items = unsafe { std::slice::from_raw_parts(from.0.add(b.start), m) };
             x.resize(m, It::default());
             y.resize(m, It::default());
             // A key's bits below its bin's top, less its bucket's first
@@ -248,7 +249,7 @@ fn in_cache<T: Word>(x: &mut [It<T>], y: &mut [It<T>], r: u32, lk: &impl Fn(T) -
         return false;
     }
     if m <= TINY {
-        insertion(x, lk);
+        radix::insertion(x, lk);
         return false;
     }
     if r <= LSD {
@@ -281,24 +282,9 @@ fn in_cache<T: Word>(x: &mut [It<T>], y: &mut [It<T>], r: u32, lk: &impl Fn(T) -
             y[run.clone()].copy_from_slice(&x[run]);
         }
     }
-    insertion(y, lk);
+    radix::insertion(y, lk);
     true
 }
-
-/// Sorts `x` stably by `lk` by insertion.
-fn insertion<T: Word>(x: &mut [It<T>], lk: &impl Fn(T) -> u64) {
-    for i in 1..x.len() {
-        let v = x[i];
-        let kv = lk(v.bits);
-        let mut j = i;
-        while j > 0 && lk(x[j - 1].bits) > kv {
-            x[j] = x[j - 1];
-            j -= 1;
-        }
-        x[j] = v;
-    }
-}
-
 
 /// Sorts the items of `src`, or of `x` where `src` is `None`, stably by
 /// the `r` low bits of `lk` (at most `2 WIDE`), by one or two passes over

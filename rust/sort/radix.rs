@@ -65,7 +65,7 @@ const LSD_DIGITS: usize = 3;
 const TINY: usize = 24;
 
 /// Sorts `run` by insertion, stably by key.
-fn insertion<T: Word, K: Word, P: Pos>(run: &mut [Item<T, P>], key: impl Fn(T) -> K) {
+pub(super) fn insertion<T: Word, K: Word, P: Pos>(run: &mut [Item<T, P>], key: impl Fn(T) -> K) {
     for i in 1..run.len() {
         let x = run[i];
         let k = key(x.bits);

@@ -300,6 +300,17 @@ fn empty_slices_and_no_slices() {
     }
 }
 
+/// The values and positions of the first `k` of the sorted `n` elements
+/// of `d` in `xb`, one slice one after the other.
+fn first_k(xb: &mut Buf, d: Dtype, n: usize, k: usize, descending: bool) -> (Buf, Buf) {
+    let (mut vb, mut pb) = (Buf::new(k, d), Buf::new(k, Dtype::Int64));
+    let x = View::new(Layout::contiguous(d, &[n]), xb.memory()).unwrap();
+    let v = View::new(Layout::contiguous(d, &[k]), vb.memory()).unwrap();
+    let p = View::new(Layout::contiguous(Dtype::Int64, &[k]), pb.memory()).unwrap();
+    plan(0, descending, v, p, x).unwrap().run().unwrap();
+    (vb, pb)
+}
+
 /// Long slices against the standard library's stable sort under the
 /// reference order (insertion is too slow there): the distributions by
 /// the first digits, the top-k selection, on 1 and 3 threads.
@@ -326,11 +337,7 @@ fn long_slices_on_one_and_three_threads() {
                     let mut prev: Option<Vec<u128>> = None;
                     for threads in [1, 3] {
                         pool::set_threads(threads).unwrap();
-                        let (mut vb, mut pb) = (Buf::new(k, d), Buf::new(k, Dtype::Int64));
-                        let x = View::new(Layout::contiguous(d, &[n]), xb.memory()).unwrap();
-                        let v = View::new(Layout::contiguous(d, &[k]), vb.memory()).unwrap();
-                        let p = View::new(Layout::contiguous(Dtype::Int64, &[k]), pb.memory()).unwrap();
-                        plan(0, descending, v, p, x).unwrap().run().unwrap();
+                        let (mut vb, mut pb) = first_k(&mut xb, d, n, k, descending);
                         for (j, w) in want.iter().take(k).enumerate() {
                             let got = (get(vb.memory(), d, j as isize), get(pb.memory(), Dtype::Int64, j as isize) as i64);
                             assert_eq!(got, *w, "{} n {n} k {k} desc {descending} threads {threads} at {j}", d.name());
@@ -407,11 +414,7 @@ fn buckets_by_every_finish() {
                 for k in [n, n / 2] {
                     for threads in [1, 3] {
                         pool::set_threads(threads).unwrap();
-                        let (mut vb, mut pb) = (Buf::new(k, d), Buf::new(k, Dtype::Int64));
-                        let x = View::new(Layout::contiguous(d, &[n]), xb.memory()).unwrap();
-                        let v = View::new(Layout::contiguous(d, &[k]), vb.memory()).unwrap();
-                        let p = View::new(Layout::contiguous(Dtype::Int64, &[k]), pb.memory()).unwrap();
-                        plan(0, descending, v, p, x).unwrap().run().unwrap();
+                        let (mut vb, mut pb) = first_k(&mut xb, d, n, k, descending);
                         for (j, w) in want.iter().take(k).enumerate() {
                             let got = (get(vb.memory(), d, j as isize) as u64, get(pb.memory(), Dtype::Int64, j as isize) as i64);
                             assert_eq!(got, *w, "n {n} k {k} desc {descending} threads {threads} at {j}");
