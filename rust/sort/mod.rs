@@ -5,14 +5,15 @@
 //!
 //! A slice is read into a buffer of its elements' bits and positions, then
 //! sorted by a radix sort of their keys (`radix::sort`, or for a long slice
-//! of keys of at most 4 bytes `lsd::sort`), which is stable, or, for a top-k of at most a sixteenth of the slice, selected by one
+//! of keys of at most 8 bytes `bucket::sort`), which is stable, or, for a
+//! top-k of at most a sixteenth of the slice, selected by one
 //! pass that keeps a buffer of candidates (`radix::select`). The stable
 //! order is unique, so no thread count changes a bit: threads take whole
 //! slices where there are at least as many as threads, and otherwise share
 //! each long slice.
 
 pub mod access;
-pub mod lsd;
+pub mod bucket;
 pub mod network;
 pub mod order;
 pub mod radix;
@@ -236,34 +237,32 @@ impl Run<'_> {
         }
     }
 
-    /// Sorts the slices `range` over `threads` by [`lsd::sort`], whose
-    /// last pass writes the values and positions; the passes before it
-    /// alternate between scratch and the positions' memory where that
-    /// holds the slice's items (as long as the slice, one after the other,
-    /// aligned for items of 8 bytes, each read there before the last pass
-    /// writes a position over it), else more scratch.
-    fn lsd_slices<T: Word, K: Word, P: Pos>(&self, range: std::ops::Range<usize>, threads: usize, key: impl Fn(T) -> K + Copy + Sync) {
+    /// Sorts the slices `range` over `threads` by [`bucket::sort`], which
+    /// writes the values and positions as it finishes each bucket; its
+    /// items lie meanwhile in the positions' memory where that holds the
+    /// slice's items (as long as the slice, one after the other, aligned
+    /// for items of 8 bytes, each read there before a position is written
+    /// over it), else in scratch.
+    fn bucket_slices<T: Word, K: Word>(&self, range: std::ops::Range<usize>, threads: usize, key: impl Fn(T) -> K + Copy + Sync) {
         let p = self.0;
-        let (mut b, mut own) = (Scratch::<Item<T, P>>::zeroed(p.n), None);
+        let mut own = None;
         let xb = Bits::new(p.x.memory, p.x.layout.dtype);
         let plain = p.steps[0] == 1 && !p.x.layout.dtype.is_sub_byte();
         let out = Out::of(p);
-        let fits = p.k == p.n && p.steps[2] == 1 && std::mem::size_of::<Item<T, P>>() == 8;
-        // The values are x itself where they overlap it (plan).
-        let apart = !p.values.overlaps(&p.x);
+        let fits = p.k == p.n && p.steps[2] == 1 && std::mem::size_of::<Item<T, u32>>() == 8;
         for s in range {
             let bases = p.bases(s);
-            let at = p.positions.memory.base.wrapping_offset(8 * bases[2]) as *mut Item<T, P>;
+            let at = p.positions.memory.base.wrapping_offset(8 * bases[2]) as *mut Item<T, u32>;
             let a = if fits && at.is_aligned() {
                 at
             } else {
-                own.get_or_insert_with(|| Scratch::<Item<T, P>>::zeroed(p.n)).as_mut_ptr()
+                own.get_or_insert_with(|| Scratch::<Item<T, u32>>::zeroed(p.n)).as_mut_ptr()
             };
-            let put = |j: usize, it: Item<T, P>| {
+            let put = |j: usize, it: Item<T, u32>| {
                 if j < p.k {
-                    // SAFETY: j < k; lsd::sort gives each place once, and
+                    // SAFETY: j < k; bucket::sort gives each place once, and
                     // each slice is sorted by one call of it.
-                    unsafe { out.put(bases, j, it.bits, it.pos.get() as u64) }
+                    unsafe { out.put(bases, j, it.bits, it.pos as u64) }
                 }
             };
             if plain {
@@ -272,11 +271,12 @@ impl Run<'_> {
                 // SAFETY: i < n, so element i lies in the slice; a holds n
                 // items (scratch, or the slice's n positions of 8 bytes
                 // each, one after the other, aligned for an item), which
-                // nothing else touches until the last pass, which reads b.
-                unsafe { lsd::sort(p.n, |i| (x as *const T).add(i).read_unaligned(), a, &mut b, threads, key, apart, put) };
+                // nothing else touches but put, at places whose items
+                // were read; bucket::sort reads x before it puts.
+                unsafe { bucket::sort(p.n, p.k, |i| (x as *const T).add(i).read_unaligned(), a, threads, key, put) };
             } else {
                 // SAFETY: as above, element i of the slice lying in x.
-                unsafe { lsd::sort(p.n, |i| xb.read::<T>(bases[0] + i as isize * p.steps[0]), a, &mut b, threads, key, apart, put) };
+                unsafe { bucket::sort(p.n, p.k, |i| xb.read::<T>(bases[0] + i as isize * p.steps[0]), a, threads, key, put) };
             }
         }
     }
@@ -285,8 +285,8 @@ impl Run<'_> {
     /// each on one thread or on `threads`.
     fn sort_slices<T: Word, K: Word, P: Pos>(&self, range: std::ops::Range<usize>, threads: usize, key: impl Fn(T) -> K + Copy + Send + Sync) {
         let p = self.0;
-        if lsd::fits::<K>(p.n) {
-            return self.lsd_slices::<T, K, P>(range, threads, key);
+        if bucket::fits::<K>(p.n) {
+            return self.bucket_slices::<T, K>(range, threads, key);
         }
         let (mut a, mut b) = (Scratch::<Item<T, P>>::zeroed(p.n), Scratch::<Item<T, P>>::zeroed(p.n));
         let xb = Bits::new(p.x.memory, p.x.layout.dtype);

@@ -8,8 +8,8 @@
 //! share. Each distribution keeps equal digits in their order, so the
 //! result is the stable sort: one result whatever the threads, which
 //! share the first distribution by chunks of elements and then the runs.
-//! A long slice of keys of at most 4 bytes is sorted by passes over wider
-//! digits from the least significant instead (`super::lsd`).
+//! A long slice of keys of at most 8 bytes is sorted by one distribution
+//! into buckets that the cache holds instead (`super::bucket`).
 
 use super::order::Word;
 use crate::core::pool;
@@ -65,7 +65,7 @@ const LSD_DIGITS: usize = 3;
 const TINY: usize = 24;
 
 /// Sorts `run` by insertion, stably by key.
-fn insertion<T: Word, K: Word, P: Pos>(run: &mut [Item<T, P>], key: impl Fn(T) -> K) {
+pub(super) fn insertion<T: Word, K: Word, P: Pos>(run: &mut [Item<T, P>], key: impl Fn(T) -> K) {
     for i in 1..run.len() {
         let x = run[i];
         let k = key(x.bits);

@@ -300,6 +300,17 @@ fn empty_slices_and_no_slices() {
     }
 }
 
+/// The values and positions of the first `k` of the sorted `n` elements
+/// of `d` in `xb`, one slice one after the other.
+fn first_k(xb: &mut Buf, d: Dtype, n: usize, k: usize, descending: bool) -> (Buf, Buf) {
+    let (mut vb, mut pb) = (Buf::new(k, d), Buf::new(k, Dtype::Int64));
+    let x = View::new(Layout::contiguous(d, &[n]), xb.memory()).unwrap();
+    let v = View::new(Layout::contiguous(d, &[k]), vb.memory()).unwrap();
+    let p = View::new(Layout::contiguous(Dtype::Int64, &[k]), pb.memory()).unwrap();
+    plan(0, descending, v, p, x).unwrap().run().unwrap();
+    (vb, pb)
+}
+
 /// Long slices against the standard library's stable sort under the
 /// reference order (insertion is too slow there): the distributions by
 /// the first digits, the top-k selection, on 1 and 3 threads.
@@ -326,11 +337,7 @@ fn long_slices_on_one_and_three_threads() {
                     let mut prev: Option<Vec<u128>> = None;
                     for threads in [1, 3] {
                         pool::set_threads(threads).unwrap();
-                        let (mut vb, mut pb) = (Buf::new(k, d), Buf::new(k, Dtype::Int64));
-                        let x = View::new(Layout::contiguous(d, &[n]), xb.memory()).unwrap();
-                        let v = View::new(Layout::contiguous(d, &[k]), vb.memory()).unwrap();
-                        let p = View::new(Layout::contiguous(Dtype::Int64, &[k]), pb.memory()).unwrap();
-                        plan(0, descending, v, p, x).unwrap().run().unwrap();
+                        let (mut vb, mut pb) = first_k(&mut xb, d, n, k, descending);
                         for (j, w) in want.iter().take(k).enumerate() {
                             let got = (get(vb.memory(), d, j as isize), get(pb.memory(), Dtype::Int64, j as isize) as i64);
                             assert_eq!(got, *w, "{} n {n} k {k} desc {descending} threads {threads} at {j}", d.name());
@@ -345,12 +352,13 @@ fn long_slices_on_one_and_three_threads() {
     }
 }
 
-/// Long slices by the wide passes, on one thread and on three (each pass
-/// in chunks): one, two and three digits live; sorted on x itself, or into
-/// positions one after the other (whose memory holds the items meanwhile),
-/// or reversed, or the first half of each slice kept; two slices.
+/// Long slices by buckets, on one thread and on three (the count and the
+/// distribution in chunks): 11, 22 and 32 bits live; sorted on x itself,
+/// or into positions one after the other (whose memory holds the items
+/// meanwhile), or reversed, or the first half of each slice kept; two
+/// slices.
 #[test]
-fn wide_passes_in_place_and_into_positions() {
+fn buckets_in_place_and_into_positions() {
     let mut seed = 6;
     let d = Dtype::Float32;
     let (rows, n) = (2, 70_000);
@@ -373,6 +381,44 @@ fn wide_passes_in_place_and_into_positions() {
                         let got = if in_place { get(xb.memory(), d, (r * n + j) as isize) } else { get(vb.memory(), d, (r * k + j) as isize) };
                         let got = (got, get(pb.memory(), Dtype::Int64, at(&pl, &[r, j])) as i64);
                         assert_eq!(got, *w, "threads {threads} low {low:x} in place {in_place} flip {flip} k {k} row {r} at {j}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Int64 slices around the length from which `bucket::sort` takes them,
+/// against the standard library's stable sort, on 1 and 3 threads, whole
+/// and their first half: keys of every bit, so that buckets are finished
+/// by top digits; two high values over random low words, so that two bins
+/// each far past a bucket's cap are finished by nested top digits; small
+/// numbers, which share their top bits and are counted again; few
+/// distinct keys (buckets of one key); and one key.
+#[test]
+fn buckets_by_every_finish() {
+    let mut seed = 8;
+    let d = Dtype::Int64;
+    for n in [radix::SMALL, radix::SMALL + 1, 5 * radix::SMALL] {
+        let families: [&dyn Fn(u64) -> u64; 5] = [&|r| r, &|r| (r >> 63) << 40 | (r & 0xffff_ffff), &|r| r % 1000, &|r| (r % 5).wrapping_mul(0x9e37_79b9_7f4a_7c15), &|_| 42];
+        for f in families {
+            let data: Vec<u64> = (0..n).map(|_| f(splitmix(&mut seed))).collect();
+            let mut xb = Buf::new(n, d);
+            (0..n).for_each(|i| put(xb.memory(), d, i as isize, data[i] as u128));
+            for descending in [false, true] {
+                let mut want: Vec<(u64, i64)> = data.iter().enumerate().map(|(i, &b)| (b, i as i64)).collect();
+                want.sort_by(|a, b| {
+                    let c = (a.0 as i64).cmp(&(b.0 as i64));
+                    if descending { c.reverse() } else { c }
+                });
+                for k in [n, n / 2] {
+                    for threads in [1, 3] {
+                        pool::set_threads(threads).unwrap();
+                        let (mut vb, mut pb) = first_k(&mut xb, d, n, k, descending);
+                        for (j, w) in want.iter().take(k).enumerate() {
+                            let got = (get(vb.memory(), d, j as isize) as u64, get(pb.memory(), Dtype::Int64, j as isize) as i64);
+                            assert_eq!(got, *w, "n {n} k {k} desc {descending} threads {threads} at {j}");
+                        }
                     }
                 }
             }

@@ -1,0 +1,335 @@
+//! The stable radix sort of a long slice, with positions, by one
+//! distribution into buckets that a core's L2 cache holds, each bucket then
+//! sorted there and written out in order.
+//!
+//! One read counts the keys' bins, their top [`BIN_BITS`] bits that differ
+//! (from the highest bit that differs among the keys: a second read where
+//! the first counted bits that all keys share), and notes the bits that
+//! every key shares. Consecutive bins make up a bucket while it holds at
+//! most L2 / 64 elements, so that its two buffers of items of at most 16
+//! bytes take at most half of L2 (a bin holding more is a bucket alone). A
+//! second read moves each element with its position into its bucket's
+//! places, the buckets one after the other, each bucket's elements in
+//! their order. Each bucket is then sorted in cache by the bits its keys
+//! may differ in below its bins' top: by one or two passes over digits of
+//! at most [`WIDE`] bits from the least significant where two cover them,
+//! else by a distribution on a top digit of about as many values as items
+//! (at most [`DEEP`] bits), its longer runs sorted so in turn and the rest
+//! by one insertion over the bucket. Each distribution keeps equal digits
+//! in their order, so the result is the stable order whatever the threads:
+//! they count and distribute by chunks of elements (a chunk's elements of
+//! a bucket after the earlier chunks'), and then share the buckets.
+
+use super::order::Word;
+use super::radix::{self, Item, Shared, SMALL};
+use crate::core::{caches, pool};
+use crate::moves::walk::map_parts;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Bits of a key's bin: the bits of the first count.
+const BIN_BITS: u32 = 16;
+
+/// Bits of a digit of the passes in cache from the least significant,
+/// whose counts and places the first-level cache holds.
+const WIDE: u32 = 11;
+
+/// Bits of keys that passes from the least significant sort: two digits.
+const LSD: u32 = 2 * WIDE;
+
+/// Bits of a top digit in cache at most: a run of at most 2^DEEP items is
+/// distributed into runs of about one item each.
+const DEEP: u32 = 16;
+
+/// Elements a chunk of the count and the distribution takes at least.
+const CHUNK: usize = 1 << 16;
+
+/// Runs of at most this many items are sorted by insertion.
+const TINY: usize = 24;
+
+/// An item of the sort: an element's bits and its position.
+type It<T> = Item<T, u32>;
+
+/// Whether [`sort`] sorts a slice of `n` elements of keys `K`: longer than
+/// the slices the other sort keeps in cache, of keys of at most 8 bytes,
+/// positions that fit 32 bits.
+pub fn fits<K: Word>(n: usize) -> bool {
+    n > SMALL && K::BYTES <= 8 && n <= u32::MAX as usize
+}
+
+/// The elements of one chunk, `per` a chunk out of `n`.
+fn chunk(c: usize, per: usize, n: usize) -> std::ops::Range<usize> {
+    c * per..((c + 1) * per).min(n)
+}
+
+/// The bits a key's bin is taken from.
+#[derive(Clone, Copy)]
+struct Window {
+    /// The bin is the key's bits from `shift`, `BIN_BITS` of them at most.
+    shift: u32,
+    /// The mask of a bin's bits.
+    mask: usize,
+}
+
+/// A chunk's count: of each bin, and the OR and AND of its keys.
+struct Count {
+    bins: Vec<u32>,
+    or: u64,
+    and: u64,
+}
+
+/// Counts the keys of each chunk in `w`'s bins.
+fn count<T: Word, K: Word>(n: usize, chunks: usize, read: &(impl Fn(usize) -> T + Sync), key: impl Fn(T) -> K + Sync, w: Window) -> Vec<Count> {
+    let per = n.div_ceil(chunks);
+    map_parts(chunks, |c| {
+        let mut out = Count { bins: vec![0; w.mask + 1], or: 0, and: u64::MAX };
+        for i in chunk(c, per, n) {
+            let k = key(read(i));
+            let v = k.low(0) as u64;
+            out.or |= v;
+            out.and &= v;
+            out.bins[k.low(w.shift) & w.mask] += 1;
+        }
+        out
+    })
+}
+
+/// A bucket: its bins `lo..=hi` and its elements' places `start..end`.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    lo: u64,
+    hi: u64,
+    start: usize,
+    end: usize,
+}
+
+/// The buckets of the bins whose counts are `total` (of `n` in all), each
+/// of consecutive bins holding at most `cap` elements but where one bin
+/// holds more, and the bucket of each bin.
+fn buckets(total: &[u32], cap: usize) -> (Vec<Bucket>, Vec<u16>) {
+    let mut out: Vec<Bucket> = Vec::new();
+    let mut of = vec![0u16; total.len()];
+    let mut at = 0;
+    for (bin, &c) in total.iter().enumerate() {
+        let (c, bin64) = (c as usize, bin as u64);
+        match out.last_mut() {
+            Some(b) if c == 0 || b.end - b.start + c <= cap => {
+                if c > 0 {
+                    if b.end == b.start {
+                        b.lo = bin64;
+                    }
+                    b.hi = bin64;
+                }
+                b.end += c;
+            }
+            _ => out.push(Bucket { lo: bin64, hi: bin64, start: at, end: at + c }),
+        }
+        at += c;
+        of[bin] = (out.len() - 1) as u16;
+    }
+    (out, of)
+}
+
+/// Sorts the `n` elements that `read(i)` gives, stably by key, with their
+/// positions, over `threads`, and gives each to `put` with its place in
+/// the sorted order, each place once (from any thread), the places below
+/// `k` alone. The distribution writes into `a`, whose item at a place is
+/// read before `put` is given a place of its bucket; `put` writes nothing
+/// `read` reads, or `read` is done before the first `put`.
+///
+/// # Safety
+/// `a` is valid for reads and writes of `n` items, which nothing else
+/// reads or writes until `sort` returns but `put` at places whose items
+/// were read.
+pub unsafe fn sort<T: Word, K: Word>(
+    n: usize,
+    k: usize,
+    read: impl Fn(usize) -> T + Sync,
+    a: *mut It<T>,
+    threads: usize,
+    key: impl Fn(T) -> K + Copy + Sync,
+    put: impl Fn(usize, It<T>) + Sync,
+) {
+    assert!(fits::<K>(n), "a long slice of narrow keys");
+    let chunks = if threads > 1 { n.div_ceil(CHUNK).min(threads) } else { 1 };
+    let per = n.div_ceil(chunks);
+    let bits = 8 * K::BYTES as u32;
+    let wide = bits.min(BIN_BITS);
+    let mut w = Window { shift: bits - wide, mask: (1 << wide) - 1 };
+    let mut counts = count(n, chunks, &read, key, w);
+    let vary = counts.iter().fold(0, |v, c| v | c.or) ^ counts.iter().fold(u64::MAX, |v, c| v & c.and);
+    let first = |i: usize| It { bits: read(i), pos: i as u32 };
+    if vary == 0 {
+        // Every key is one: the order is the positions'.
+        pool::run_parts(chunks, |c| chunk(c, per, n.min(k)).for_each(|i| put(i, first(i))));
+        return;
+    }
+    let top = 64 - vary.leading_zeros();
+    if top < w.shift + wide {
+        w.shift = top.saturating_sub(wide);
+        counts = count(n, chunks, &read, key, w);
+    }
+    let mut total = vec![0u32; w.mask + 1];
+    counts.iter().for_each(|c| total.iter_mut().zip(&c.bins).for_each(|(t, c)| *t = t.wrapping_add(*c)));
+    // A bucket's two buffers of items of at most 16 bytes take half of L2.
+    let cap = caches::sizes().l2 / 64;
+    let (bks, of) = buckets(&total, cap.max(TINY));
+    // Each chunk's elements of a bucket follow the earlier chunks'.
+    let mut at: Vec<usize> = bks.iter().map(|b| b.start).collect();
+    let offsets: Vec<Vec<usize>> = counts
+        .iter()
+        .map(|c| {
+            let o = at.clone();
+            c.bins.iter().zip(&of).for_each(|(&c, &b)| at[b as usize] += c as usize);
+            o
+        })
+        .collect();
+    drop(counts);
+    let dst = Shared(a);
+    pool::run_parts(chunks, |c| {
+        // The whole pointer, which threads share, not its field.
+        let to = dst;
+        let mut at = offsets[c].clone();
+        for i in chunk(c, per, n) {
+            let x = first(i);
+            let b = &mut at[of[key(x.bits).low(w.shift) & w.mask] as usize];
+            // Elements that changed since they were counted (by a writer
+            // outside the call) could overrun a bucket: writes stay in a.
+            assert!(*b < n, "the elements changed while they were sorted");
+            // SAFETY: *b < n, a's length; the offsets give each chunk and
+            // bucket its own places, so no two threads write one while
+            // the counts hold.
+            unsafe { to.0.add(*b).write(x) };
+            *b += 1;
+        }
+    });
+    // The bits below the bins that differ among the keys, and the mask of
+    // a key's bits from there to its bin's top.
+    let low = vary.trailing_zeros().min(w.shift);
+    let span = w.shift + wide - low;
+    let mask = u64::MAX >> (64 - span);
+    let next = AtomicUsize::new(0);
+    let live = bks.iter().take_while(|b| b.start < k).count();
+    pool::run_parts(threads.min(live), |_| {
+        let from = dst;
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(b) = bks.get(i).filter(|_| i < live) else { break };
+            let m = b.end - b.start;
+            // SAFETY: the bucket's places lie below n in a, written by the
+            // distribution (done), and touched by this thread alone.
+            let items = unsafe { std::slice::from_raw_parts(from.0.add(b.start), m) };
+            x.resize(m, It::default());
+            y.resize(m, It::default());
+            // A key's bits below its bin's top, less its bucket's first
+            // bin's, on r bits.
+            let base = b.lo << (w.shift - low);
+            let r = (64 - (b.hi - b.lo).leading_zeros()) + w.shift - low;
+            let lk = move |t: T| (key(t).low(low) as u64 & mask).wrapping_sub(base);
+            let in_y = if m > TINY && r <= LSD {
+                lsd(Some(items), &mut x[..m], &mut y[..m], r, &lk)
+            } else {
+                x[..m].copy_from_slice(items);
+                in_cache(&mut x[..m], &mut y[..m], r, &lk)
+            };
+            let sorted = if in_y { &y[..m] } else { &x[..m] };
+            for (j, it) in sorted.iter().enumerate().take(k.saturating_sub(b.start)) {
+                put(b.start + j, *it);
+            }
+        }
+    });
+}
+
+/// Sorts `x` stably by the `r` low bits of `lk`, the bits above them equal
+/// among its items, using `y` (as long) as scratch; true where the result
+/// ends in `y`.
+fn in_cache<T: Word>(x: &mut [It<T>], y: &mut [It<T>], r: u32, lk: &impl Fn(T) -> u64) -> bool {
+    let m = x.len();
+    if r == 0 || m <= 1 {
+        return false;
+    }
+    if m <= TINY {
+        radix::insertion(x, lk);
+        return false;
+    }
+    if r <= LSD {
+        return lsd(None, x, y, r, lk);
+    }
+    // By the top digit, each digit's run of more than TINY items then
+    // sorted on its own, and the shorter ones by one insertion over all
+    // (which moves no item past its run's start: the runs before hold
+    // lesser keys). The digit has as many values as items where they are
+    // at most 256, else as many as the square root of theirs, so that
+    // two distributions leave runs of about one item.
+    let l = usize::BITS - (m - 1).leading_zeros();
+    let w = l.min(DEEP).min(r);
+    let sh = r - w;
+    let digit = (1usize << w) - 1;
+    let mut starts = vec![0u32; digit + 2];
+    x.iter().for_each(|it| starts[1 + ((lk(it.bits) >> sh) as usize & digit)] += 1);
+    for d in 0..=digit {
+        starts[d + 1] += starts[d];
+    }
+    let mut at = starts.clone();
+    for it in x.iter() {
+        let d = &mut at[(lk(it.bits) >> sh) as usize & digit];
+        y[*d as usize] = *it;
+        *d += 1;
+    }
+    for d in 0..=digit {
+        let run = starts[d] as usize..starts[d + 1] as usize;
+        if run.len() > TINY && in_cache(&mut y[run.clone()], &mut x[run.clone()], sh, lk) {
+            y[run.clone()].copy_from_slice(&x[run]);
+        }
+    }
+    radix::insertion(y, lk);
+    true
+}
+
+/// Sorts the items of `src`, or of `x` where `src` is `None`, stably by
+/// the `r` low bits of `lk` (at most `2 WIDE`), by one or two passes over
+/// digits of equal width from the least significant, the first into `y`,
+/// the second back into `x` (as long as the items); true where the result
+/// ends in `y`.
+fn lsd<T: Word>(src: Option<&[It<T>]>, x: &mut [It<T>], y: &mut [It<T>], r: u32, lk: &impl Fn(T) -> u64) -> bool {
+    let m = x.len();
+    assert!(y.len() == m && src.is_none_or(|s| s.len() == m) && r <= 2 * WIDE, "lsd sorts m items by 2 digits at most");
+    let passes = r.div_ceil(WIDE).max(1);
+    let width = r.div_ceil(passes);
+    let digit = (1usize << width) - 1;
+    let mut counts = [[0u32; 1 << WIDE]; 2];
+    let from = src.map_or(x.as_ptr(), |s| s.as_ptr());
+    for i in 0..m {
+        // SAFETY: i < m, the source's length.
+        let v = lk(unsafe { (*from.add(i)).bits });
+        // SAFETY: each digit is masked below 1 << width <= 1 << WIDE.
+        unsafe {
+            *counts[0].get_unchecked_mut(v as usize & digit) += 1;
+            *counts[1].get_unchecked_mut((v >> width) as usize & digit) += 1;
+        }
+    }
+    let (px, py) = (x.as_mut_ptr(), y.as_mut_ptr());
+    for p in 0..passes {
+        let places = &mut counts[p as usize];
+        let mut at = 0u32;
+        for c in places[..=digit].iter_mut() {
+            (*c, at) = (at, at + *c);
+        }
+        let (from, to) = if p == 0 { (from, py) } else { (py as *const It<T>, px) };
+        for i in 0..m {
+            // SAFETY: i < m, the source's length; the places of a digit
+            // run from its start below m through its count of the same
+            // items' digits (from `lk`, a function of the bits alone), so
+            // every place written lies below m, in `to`; `to` is apart
+            // from `from` (y, then x, from src or x, then from y).
+            unsafe {
+                let it = *from.add(i);
+                let d = (lk(it.bits) >> (p * width)) as usize & digit;
+                let j = places.get_unchecked_mut(d);
+                to.add(*j as usize).write(it);
+                *j += 1;
+            }
+        }
+    }
+    passes == 1
+}
