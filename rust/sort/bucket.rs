@@ -130,9 +130,9 @@ fn buckets(total: &[u32], cap: usize) -> (Vec<Bucket>, Vec<u16>) {
 }
 
 /// Sorts the `n` elements that `read(i)` gives, stably by key, with their
-/// positions, over `threads`, and gives each to `put` with its place in
-/// the sorted order, each place once (from any thread), the places below
-/// `k` alone. The distribution writes into `a`, whose item at a place is
+/// positions, over `threads`, and gives `put` runs of the sorted order,
+/// each with the place of its first item, each place once (from any
+/// thread), the places below `k` alone. The distribution writes into `a`, whose item at a place is
 /// read before `put` is given a place of its bucket; `put` writes nothing
 /// `read` reads, or `read` is done before the first `put`.
 ///
@@ -147,7 +147,7 @@ pub unsafe fn sort<T: Word, K: Word>(
     a: *mut It<T>,
     threads: usize,
     key: impl Fn(T) -> K + Copy + Sync,
-    put: impl Fn(usize, It<T>) + Sync,
+    put: impl Fn(usize, &[It<T>]) + Sync,
 ) {
     assert!(fits::<K>(n), "a long slice of narrow keys");
     let chunks = if threads > 1 { n.div_ceil(CHUNK).min(threads) } else { 1 };
@@ -160,7 +160,7 @@ pub unsafe fn sort<T: Word, K: Word>(
     let first = |i: usize| It { bits: read(i), pos: i as u32 };
     if vary == 0 {
         // Every key is one: the order is the positions'.
-        pool::run_parts(chunks, |c| chunk(c, per, n.min(k)).for_each(|i| put(i, first(i))));
+        pool::run_parts(chunks, |c| chunk(c, per, n.min(k)).for_each(|i| put(i, &[first(i)])));
         return;
     }
     let top = 64 - vary.leading_zeros();
@@ -233,9 +233,7 @@ pub unsafe fn sort<T: Word, K: Word>(
                 in_cache(&mut x[..m], &mut y[..m], r, &lk)
             };
             let sorted = if in_y { &y[..m] } else { &x[..m] };
-            for (j, it) in sorted.iter().enumerate().take(k.saturating_sub(b.start)) {
-                put(b.start + j, *it);
-            }
+            put(b.start, &sorted[..m.min(k - b.start)]);
         }
     });
 }

@@ -166,6 +166,38 @@ impl Out {
         }
     }
 
+    /// Writes `items` as entries `j..` of the values and positions of the
+    /// slice at `bases`: where both destinations are of whole bytes, one
+    /// entry after the other, by a plain loop over the run.
+    ///
+    /// # Safety
+    /// `j + items.len()` <= k, and no other thread writes those entries of
+    /// the slice meanwhile.
+    #[inline(always)]
+    unsafe fn put_run<T: Word, P: Pos>(&self, bases: [isize; 3], j: usize, items: &[Item<T, P>]) {
+        if self.whole && self.steps[1] == 1 && self.steps[2] == 1 {
+            // SAFETY: entries j.. lie one after the other in both
+            // destinations (steps of 1), the last below k (caller), at
+            // their element's index times T, the dtype's width, or 8.
+            let (v, q) = unsafe {
+                ((self.at.0 as *mut T).offset(bases[1] + j as isize), (self.at.1 as *mut i64).offset(bases[2] + j as isize))
+            };
+            for (i, it) in items.iter().enumerate() {
+                // SAFETY: i < items.len(), so entry j + i is below k; no
+                // other thread writes it (caller).
+                unsafe {
+                    v.add(i).write_unaligned(it.bits);
+                    q.add(i).write_unaligned(it.pos.get() as i64);
+                }
+            }
+        } else {
+            for (i, it) in items.iter().enumerate() {
+                // SAFETY: as above, entry j + i below k.
+                unsafe { self.put(bases, j + i, it.bits, it.pos.get() as u64) };
+            }
+        }
+    }
+
     /// Writes `bits` and `pos` as entry `j` of the values and positions of
     /// the slice at `bases`.
     ///
@@ -206,11 +238,9 @@ impl Run<'_> {
                 let items = if *in_b { b } else { a };
                 let start = run.start.max(r.start);
                 let js = start..run.end.min(r.end).max(start);
-                for (j, it) in js.clone().zip(&items[js]) {
-                    // SAFETY: j < k; slices and parts write disjoint
-                    // elements.
-                    unsafe { out.put(bases, j, it.bits, it.pos.get() as u64) };
-                }
+                // SAFETY: js lies below k; slices and parts write disjoint
+                // elements.
+                unsafe { out.put_run(bases, start, &items[js]) };
             }
         });
     }
@@ -258,12 +288,12 @@ impl Run<'_> {
             } else {
                 own.get_or_insert_with(|| Scratch::<Item<T, u32>>::zeroed(p.n)).as_mut_ptr()
             };
-            let put = |j: usize, it: Item<T, u32>| {
-                if j < p.k {
-                    // SAFETY: j < k; bucket::sort gives each place once, and
-                    // each slice is sorted by one call of it.
-                    unsafe { out.put(bases, j, it.bits, it.pos as u64) }
-                }
+            let put = |j: usize, run: &[Item<T, u32>]| {
+                let run = &run[..run.len().min(p.k.saturating_sub(j))];
+                // SAFETY: the run ends at k at most; bucket::sort gives
+                // each place once, and each slice is sorted by one call
+                // of it.
+                unsafe { out.put_run(bases, j, run) }
             };
             if plain {
                 // SAFETY: as in sort_slices.
