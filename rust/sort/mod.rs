@@ -175,10 +175,15 @@ impl Out {
     /// the slice meanwhile.
     #[inline(always)]
     unsafe fn put_run<T: Word, P: Pos>(&self, bases: [isize; 3], j: usize, items: &[Item<T, P>]) {
+        if items.is_empty() {
+            // Entry j may lie past k: no address is formed from it.
+            return;
+        }
         if self.whole && self.steps[1] == 1 && self.steps[2] == 1 {
             // SAFETY: entries j.. lie one after the other in both
-            // destinations (steps of 1), the last below k (caller), at
-            // their element's index times T, the dtype's width, or 8.
+            // destinations (steps of 1), the last below k (caller; items
+            // is not empty, so j < k), at their element's index times T,
+            // the dtype's width, or 8.
             let (v, q) = unsafe {
                 ((self.at.0 as *mut T).offset(bases[1] + j as isize), (self.at.1 as *mut i64).offset(bases[2] + j as isize))
             };
