@@ -571,10 +571,10 @@ fn refusals_leave_the_destination_untouched() {
 /// --nocapture`), and the rows and columns of a 1024 x 1024 transform
 /// alone: the least and the median wall time of several runs on 1 and on 2
 /// threads, and on 1 the mean CPU time of the calling thread (which runs
-/// the whole call then; other processes disturb it less); `NX_FFT_CASE` picks the cases whose names hold it,
-/// `NX_FFT_THREADS` the thread counts (as `1,2`), `NX_FFT_REPS` multiplies
-/// the runs and `NX_FFT_LANES`, where set, sets the lanes of every group
-/// of short lines.
+/// the whole call then; other processes disturb it less); `NX_FFT_CASE`
+/// picks the cases whose names hold it, `NX_FFT_THREADS` the thread counts
+/// (as `1,2`), `NX_FFT_REPS` multiplies the runs and `NX_FFT_LANES`, where
+/// set, sets the lanes of every group of short lines.
 #[test]
 #[ignore]
 fn timings() {

@@ -132,9 +132,10 @@ fn buckets(total: &[u32], cap: usize) -> (Vec<Bucket>, Vec<u16>) {
 /// Sorts the `n` elements that `read(i)` gives, stably by key, with their
 /// positions, over `threads`, and gives `put` runs of the sorted order,
 /// each with the place of its first item, each place once (from any
-/// thread), the places below `k` alone. The distribution writes into `a`, whose item at a place is
-/// read before `put` is given a place of its bucket; `put` writes nothing
-/// `read` reads, or `read` is done before the first `put`.
+/// thread), the places below `k` alone. The distribution writes into `a`,
+/// whose item at a place is read before `put` is given a place of its
+/// bucket; `put` writes nothing `read` reads, or `read` is done before the
+/// first `put`.
 ///
 /// # Safety
 /// `a` is valid for reads and writes of `n` items, which nothing else
