@@ -6,7 +6,7 @@
 # path of a few percent shows. Kernels are held to AVX2 (valgrind knows no
 # AVX-512), one thread. Needs valgrind on the host (Debian's `valgrind`).
 #
-#   tools/in-root dune build bench/overhead.exe
+#   tools/in-root dune build --profile release bench/overhead.exe
 #   bash bench/percall.sh "map add float32 1" [LINES]
 #
 # CASE is a prefix of overhead.exe's case names, so it must name one case

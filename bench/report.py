@@ -354,7 +354,8 @@ def write_markdown(path, rows, lim, meta):
         "## Method",
         "",
         "- Each case runs through the public API over `Nx_array` operands, from an OCaml "
-        "executable (`bench/nx_bench.ml`), as `bench/cases.ml` says: a map is `Nx_cpu.map` of "
+        "executable (`bench/nx_bench.ml`, built in dune's release profile, as `opam install` "
+        "builds the library), as `bench/cases.ml` says: a map is `Nx_cpu.map` of "
         "an `Nx_kernel.Prog` program; a reduction `Nx_cpu.reduce`, and `cumsum` `Nx_cpu.scan` "
         "along its one axis, of the identity program of their input, which they read in place. "
         "The reductions are `Nx_kernel`'s: `sum` and the axis sums Monoid Sum, `max` Monoid "

@@ -57,7 +57,9 @@ fi
 echo "bench: building"
 bin=_build/bench-bin
 mkdir -p "$bin" "$out"
-dune build bench/nx_bench.exe
+# The release profile, as `opam install` builds the library: dune's default
+# (dev) compiles each module -opaque, so no OCaml call is inlined across modules.
+dune build --profile release bench/nx_bench.exe
 # A copy, which a concurrent dune build cannot replace during the run.
 cp -f _build/default/bench/nx_bench.exe "$bin/nx_bench.exe"
 gcc -O3 -march=native -fopenmp -Wall -o "$bin/limits" bench/limits.c
