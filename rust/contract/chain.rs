@@ -120,27 +120,29 @@ fn pack<E: Elem>(s: &Side, (read, sread): (Read<E>, Read<E>), acc: Dtype, bi: us
     let at = |o: isize, d: isize| unsafe { s.mem.base.cast::<E>().offset(s.batch[bi] + o + d) };
     if direct && s.outer_step == Some(1) && o1 > o0 {
         // Each depth's run of outer indices read once, in order, and dealt
-        // into the panels in turn; runs of 8 values copied as arrays,
-        // which compile to vector moves rather than a call of memcpy.
+        // into the panels in turn, `w` values each (the last panel's
+        // valid ones, the rest +0 below).
+        let (len, panels) = (o1 - o0, out.len() / (w * kc));
+        assert!(panels * w >= len && out.len() == panels * w * kc, "the panels hold the run");
         for (kk, &d) in depth.iter().enumerate() {
             let src = at(s.outer[o0], d);
-            for (q, panel) in out.chunks_mut(w * kc).enumerate() {
-                let valid = w.min(o1 - o0 - q * w);
-                let whole = valid - valid % 8;
-                let dst = &mut panel[kk * w..][..valid];
-                for (r, run) in dst[..whole].chunks_exact_mut(8).enumerate() {
-                    // SAFETY: as `at`: outer[o0 + t] = outer[o0] + t for
-                    // t < o1 - o0.
-                    run.copy_from_slice(&unsafe { src.add(q * w + 8 * r).cast::<[E; 8]>().read_unaligned() });
-                }
-                for (r, x) in dst.iter_mut().enumerate().skip(whole) {
-                    // SAFETY: as above.
-                    *x = unsafe { src.add(q * w + r).read_unaligned() };
-                }
+            // The run 4 depths on (a matrix's rows lie apart, and a short
+            // run is over before the CPU would fetch ahead on its own) on
+            // its way into the cache while this one is dealt.
+            if let Some(&ahead) = depth.get(kk + 4) {
+                prefetch_run(at(s.outer[o0], ahead), len);
+            }
+            for q in 0..panels {
+                let valid = w.min(len - q * w);
+                // SAFETY: as `at`: outer[o0 + t] = outer[o0] + t for t <
+                // len, and q w + valid <= len; the panel's values at depth
+                // kk, `valid <= w` of them from (q kc + kk) w, lie in `out`
+                // (checked above), which no read overlaps.
+                unsafe { copy_short(src.add(q * w), out.as_mut_ptr().add((q * kc + kk) * w), valid) };
             }
         }
         if let Some(last) = out.chunks_mut(w * kc).last() {
-            let valid = (o1 - o0) - (o1 - o0 - 1) / w * w;
+            let valid = len - (len - 1) / w * w;
             for kk in 0..kc {
                 last[kk * w + valid..kk * w + w].fill(E::ZERO);
             }
@@ -382,6 +384,33 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
             })
         }))
     });
+}
+
+/// Copies `n` values from `src` to `dst` by runs of 8 and 4 values read
+/// and written as arrays, which compile to vector moves rather than a call
+/// of memcpy (`n` is a panel's width, a few dozen at most), then one by one.
+///
+/// # Safety
+/// `src` holds `n` values to read and `dst` room for `n`, not overlapping.
+#[inline(always)]
+unsafe fn copy_short<E: Copy>(src: *const E, dst: *mut E, n: usize) {
+    let mut t = 0;
+    // SAFETY: every run read and written lies in the first `n` values of
+    // `src` and `dst` (caller).
+    unsafe {
+        while t + 8 <= n {
+            dst.add(t).cast::<[E; 8]>().write_unaligned(src.add(t).cast::<[E; 8]>().read_unaligned());
+            t += 8;
+        }
+        if t + 4 <= n {
+            dst.add(t).cast::<[E; 4]>().write_unaligned(src.add(t).cast::<[E; 4]>().read_unaligned());
+            t += 4;
+        }
+        while t < n {
+            dst.add(t).write(src.add(t).read_unaligned());
+            t += 1;
+        }
+    }
 }
 
 /// Whether [`deal4`] deals `E`'s values: `f32`'s and `f64`'s.
