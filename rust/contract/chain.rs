@@ -8,10 +8,14 @@
 //! each slice packs its rows of a into panels of the microkernel's rows
 //! and its columns of b into panels of its columns, every element cast into the
 //! acc, and the microkernel runs each pair of panels into the tile's sums,
-//! which stay in the acc between slices. The sizes come from the caches the
-//! machine reports ([`blocking`]).
+//! which stay in the acc between slices, in the thread's scratch: the
+//! first slice starts them from +0 where there is no init, and the last
+//! stores them straight into dst where dst holds the acc's values in rows
+//! of unit column step ([`Sink::direct_step`]), so that no pass clears the
+//! sums nor copies them out. The sizes come from the caches the machine
+//! reports ([`blocking`]).
 
-use super::elem::{reader, Elem, Micro, Read};
+use super::elem::{reader, Elem, Micro, Read, Tile};
 use super::plan::scale_reader;
 use super::plan::{Plan, Side, Sink};
 use crate::core::dtype::Dtype;
@@ -274,6 +278,13 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
     let (c_len, a_len) = (mp * mr * ldc_max, mp * mr * kc_max);
     let b_len = if shared { 0 } else { np * nr * kc_max };
     let parts = tiles.min(pool::threads());
+    // Where there is no init, each output's sum starts from +0 in its
+    // first slice's microkernel, which loads no sums (the tile has no pass
+    // of init); where dst may take them (`Sink::direct_step`), the last
+    // slice's microkernels store the tiles' whole microkernel tiles
+    // straight into dst, and only the rest is put.
+    let zero_start = p.init.is_none() && p.k > 0;
+    let direct = sink.direct_step().filter(|_| p.k > 0);
     let (next, next_chunk) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let done: Vec<AtomicUsize> = (0..if shared { p.nb * tj } else { 0 }).map(|_| AtomicUsize::new(0)).collect();
     with_scratch(&SHARED, if shared { p.nb * p.k * npad } else { 0 }, |whole_b: &mut [E]| {
@@ -329,16 +340,21 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
                     let (mp, np) = ((i1 - i0).div_ceil(mr), (j1 - j0).div_ceil(nr));
                     let ldc = np * nr + nr;
                     let c = &mut c[..mp * mr * ldc];
+                    // The tile's whole microkernel tiles, which the last
+                    // slice stores straight into dst where it may.
+                    let (whole_rows, whole_cols) = if direct.is_some() { ((i1 - i0) / mr, (j1 - j0) / nr) } else { (0, 0) };
                     lap(2, &mut clock);
-                    // Each row's sums start from init (or +0), the
-                    // padding past the tile's columns and the rows past
-                    // its last from +0: one pass over the sums.
-                    for (r, row) in c.chunks_exact_mut(ldc).enumerate() {
-                        let w = if i0 + r < i1 { j1 - j0 } else { 0 };
-                        if w > 0 {
-                            p.init_row(ri, bi, i0 + r, j0, &mut row[..w]);
+                    if !zero_start {
+                        // Each row's sums start from init (or +0), the
+                        // padding past the tile's columns and the rows past
+                        // its last from +0: one pass over the sums.
+                        for (r, row) in c.chunks_exact_mut(ldc).enumerate() {
+                            let w = if i0 + r < i1 { j1 - j0 } else { 0 };
+                            if w > 0 {
+                                p.init_row(ri, bi, i0 + r, j0, &mut row[..w]);
+                            }
+                            row[w..].fill(E::ZERO);
                         }
-                        row[w..].fill(E::ZERO);
                     }
                     let mut k0 = 0;
                     lap(0, &mut clock);
@@ -358,26 +374,46 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
                             pb
                         };
                         lap(2, &mut clock);
+                        // The first slice's sums start from +0 where the
+                        // tile had no pass of init.
+                        let (loads, last) = (k0 > 0 || !zero_start, k0 + kn == p.k);
                         for jp in 0..np {
                             for ip in 0..mp {
                                 // The sums of the next call's tile on their way
                                 // into the L1 cache while this one runs.
                                 let (ni, nj) = if ip + 1 < mp { (ip + 1, jp) } else { (0, jp + 1) };
-                                if nj < np {
+                                if nj < np && loads {
                                     prefetch_rows(&c[ni * mr * ldc + nj * nr..], mr, ldc, nr);
                                 }
+                                let at = c[ip * mr * ldc + jp * nr..].as_mut_ptr();
+                                let to = match direct {
+                                    Some(step) if last && ip < whole_rows && jp < whole_cols => (sink.dst_at(bi, i0 + ip * mr, j0 + jp * nr), step),
+                                    _ => (at, ldc),
+                                };
                                 // SAFETY: the panels hold kn depths of mr and
-                                // nr values; the tile lies in `c`, this part's
-                                // own; `E::micro` gave a kernel of this CPU's
-                                // instructions.
-                                unsafe { (mk.run)(kn, pa.as_ptr().add(ip * mr * kn), pb.as_ptr().add(jp * nr * kn), c.as_mut_ptr().add(ip * mr * ldc + jp * nr), ldc) };
+                                // nr values; the sums' tile lies in `c`, this
+                                // part's own, and a tile stored into dst holds
+                                // outputs of dst's view (`direct_step`: rows
+                                // `step` apart, columns one apart) of this
+                                // part's tile alone, which no operand's memory
+                                // shares (no scratch) and whose init, if any,
+                                // was read above; `E::micro` gave a kernel of
+                                // this CPU's instructions.
+                                unsafe { (mk.run)(kn, pa.as_ptr().add(ip * mr * kn), pb.as_ptr().add(jp * nr * kn), Tile { from: loads.then_some((at.cast_const(), ldc)), to }) };
                             }
                         }
                         k0 += kn;
                         lap(3, &mut clock);
                     }
+                    // The outputs not stored into dst by the microkernels:
+                    // the rows of whole tiles past their columns, then the
+                    // rest of the rows whole.
+                    let (wi, wj) = (i0 + whole_rows * mr, j0 + whole_cols * nr);
                     for i in i0..i1 {
-                        sink.put(bi, i, j0, &c[(i - i0) * ldc..][..j1 - j0]);
+                        let from = if i < wi { wj } else { j0 };
+                        if from < j1 {
+                            sink.put(bi, i, from, &c[(i - i0) * ldc + from - j0..][..j1 - from]);
+                        }
                     }
                     lap(4, &mut clock);
                 }

@@ -389,16 +389,35 @@ macro_rules! complex_elem {
 complex_elem!(C32, f32, C32, Complex64, c32_micro);
 complex_elem!(C64, f64, C64, Complex128, c64_micro);
 
-/// A microkernel: `c`'s tile of `mr` rows of `nr` values, rows `ldc`
-/// apart, takes the products of `kc` depths in increasing order, each
-/// output's chain fused as [`Elem::fma`]; `a` holds `mr` values a depth,
-/// `b` `nr`.
+/// A microkernel: a tile of `mr` rows of `nr` sums takes the products of
+/// `kc` depths in increasing order, each output's chain fused as
+/// [`Elem::fma`], from the sums at `tile.from` (or +0) into `tile.to`; `a`
+/// holds `mr` values a depth, `b` `nr`.
 ///
 /// # Safety
-/// `a` holds `kc * mr` values, `b` `kc * nr`, and `c`'s tile lies in
-/// memory this thread alone reads and writes; the CPU has the instructions
-/// the kernel was compiled for ([`Elem::micro`] gives only those it has).
-pub type Kernel<E> = unsafe fn(kc: usize, a: *const E, b: *const E, c: *mut E, ldc: usize);
+/// `a` holds `kc * mr` values, `b` `kc * nr`; the tiles at `tile.from` and
+/// `tile.to` lie in memory this thread alone reads and writes; the CPU has
+/// the instructions the kernel was compiled for ([`Elem::micro`] gives only
+/// those it has).
+pub type Kernel<E> = unsafe fn(kc: usize, a: *const E, b: *const E, tile: Tile<E>);
+
+/// Where a microkernel's sums come from and go: tiles of rows a number of
+/// values apart (which may be one tile).
+#[derive(Clone, Copy)]
+pub struct Tile<E> {
+    /// The sums the products add to and their rows' step; None: +0.
+    pub from: Option<(*const E, usize)>,
+    /// Where the sums go and their rows' step.
+    pub to: (*mut E, usize),
+}
+
+impl<E> Tile<E> {
+    /// The tile at `c`, rows `ld` apart, whose sums take the products in
+    /// place.
+    pub fn at(c: *mut E, ld: usize) -> Tile<E> {
+        Tile { from: Some((c.cast_const(), ld)), to: (c, ld) }
+    }
+}
 
 /// A microkernel and its tile's rows and columns.
 #[derive(Clone, Copy)]

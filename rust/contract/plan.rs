@@ -369,6 +369,26 @@ impl<'p, E: Elem> Sink<'p, E> {
         Sink { plan, scratch }
     }
 
+    /// The step of dst's rows where a microkernel may store its sums
+    /// straight into dst ([`Sink::dst_at`]): no scratch, dst of the acc's
+    /// dtype and `E`'s (so that a sum is its output bit for bit), its
+    /// columns one element apart and its rows one positive step apart.
+    pub fn direct_step(&self) -> Option<usize> {
+        let (p, g) = (self.plan, &self.plan.dst);
+        if self.scratch.is_some() || p.acc != E::DTYPE || g.dtype != E::DTYPE || g.col_step != Some(1) || g.rows.len() < 2 {
+            return None;
+        }
+        let step = g.rows[1] - g.rows[0];
+        (step > 0 && g.rows.windows(2).all(|w| w[1] - w[0] == step)).then_some(step as usize)
+    }
+
+    /// The place of output (β, i, j) in dst, where [`Sink::direct_step`]
+    /// says a microkernel may store it: an element of dst's view.
+    pub fn dst_at(&self, bi: usize, i: usize, j: usize) -> *mut E {
+        let g = &self.plan.dst;
+        g.mem.base.cast::<E>().wrapping_offset(g.batch[bi] + g.rows[i] + g.cols[j])
+    }
+
     /// Stores outputs (β, i, j0..j0 + vals.len()), each sum in the acc
     /// rounded once into dst's dtype. Each output is stored by one thread,
     /// once.

@@ -13,7 +13,7 @@
 //! call takes where
 //! [`isa::avx512`](crate::core::isa::avx512) says so.
 
-use super::elem::{Elem, Micro};
+use super::elem::{Elem, Micro, Tile};
 use crate::loops::column::{C32, C64};
 
 /// The portable microkernel of any [`Elem`], of `MR` rows of `NR`: the tile
@@ -22,15 +22,17 @@ use crate::loops::column::{C32, C64};
 ///
 /// # Safety
 /// As [`Kernel`](super::elem::Kernel).
-pub unsafe fn plain<E: Elem, const MR: usize, const NR: usize>(kc: usize, a: *const E, b: *const E, c: *mut E, ldc: usize) {
+pub unsafe fn plain<E: Elem, const MR: usize, const NR: usize>(kc: usize, a: *const E, b: *const E, tile: Tile<E>) {
     let mut t = [[E::ZERO; NR]; MR];
     // SAFETY (each access): `a` holds kc depths of MR values, `b` of NR,
-    // and the tile of MR rows of NR, `ldc` apart, lies in this thread's
-    // memory (the caller's contract).
+    // and the tiles of MR rows of NR lie in this thread's memory (the
+    // caller's contract).
     unsafe {
-        for (r, row) in t.iter_mut().enumerate() {
-            for (j, x) in row.iter_mut().enumerate() {
-                *x = *c.add(r * ldc + j);
+        if let Some((c, ldc)) = tile.from {
+            for (r, row) in t.iter_mut().enumerate() {
+                for (j, x) in row.iter_mut().enumerate() {
+                    *x = *c.add(r * ldc + j);
+                }
             }
         }
         for k in 0..kc {
@@ -42,6 +44,7 @@ pub unsafe fn plain<E: Elem, const MR: usize, const NR: usize>(kc: usize, a: *co
                 }
             }
         }
+        let (c, ldc) = tile.to;
         for (r, row) in t.iter().enumerate() {
             for (j, x) in row.iter().enumerate() {
                 *c.add(r * ldc + j) = *x;
@@ -62,16 +65,18 @@ macro_rules! vector_kernel {
         /// As [`Kernel`](super::elem::Kernel), on a CPU with the features
         /// it is compiled for.
         #[target_feature(enable = $feat)]
-        unsafe fn $name(kc: usize, a: *const $t, b: *const $t, c: *mut $t, ldc: usize) {
+        unsafe fn $name(kc: usize, a: *const $t, b: *const $t, tile: Tile<$t>) {
             use core::arch::x86_64::*;
             // SAFETY (every load and store): the panels hold kc depths and
-            // the tile lies in this thread's memory (the caller's
+            // the tiles lie in this thread's memory (the caller's
             // contract); the CPU has the instructions (likewise).
             unsafe {
                 let mut t = [[$zero(); $v]; $mr];
-                for (r, row) in t.iter_mut().enumerate() {
-                    for (v, s) in row.iter_mut().enumerate() {
-                        *s = $load(c.add(r * ldc + v * $w));
+                if let Some((c, ldc)) = tile.from {
+                    for (r, row) in t.iter_mut().enumerate() {
+                        for (v, s) in row.iter_mut().enumerate() {
+                            *s = $load(c.add(r * ldc + v * $w));
+                        }
                     }
                 }
                 for k in 0..kc {
@@ -84,6 +89,7 @@ macro_rules! vector_kernel {
                         }
                     }
                 }
+                let (c, ldc) = tile.to;
                 for (r, row) in t.iter().enumerate() {
                     for (v, s) in row.iter().enumerate() {
                         $store(c.add(r * ldc + v * $w), *s);
@@ -121,11 +127,11 @@ macro_rules! complex_kernel {
         /// As [`Kernel`](super::elem::Kernel), on a CPU with the features
         /// it is compiled for.
         #[target_feature(enable = $feat)]
-        unsafe fn $name(kc: usize, a: *const $c, b: *const $c, c: *mut $c, ldc: usize) {
+        unsafe fn $name(kc: usize, a: *const $c, b: *const $c, tile: Tile<$c>) {
             use core::arch::x86_64::*;
             // A complex value is its two parts, real first (`Complex`
             // is `repr(C)`).
-            let (a, b, c, ldc) = (a as *const $f, b as *const $f, c as *mut $f, 2 * ldc);
+            let (a, b) = (a as *const $f, b as *const $f);
             let signs: [$f; $w] = core::array::from_fn(|i| if i % 2 == 0 { -0.0 } else { 0.0 });
             // SAFETY (every load and store): the panels hold kc depths and
             // the tile lies in this thread's memory (the caller's
@@ -133,9 +139,12 @@ macro_rules! complex_kernel {
             unsafe {
                 let neg = $load(signs.as_ptr());
                 let mut t = [[$zero(); $v]; $mr];
-                for (r, row) in t.iter_mut().enumerate() {
-                    for (v, s) in row.iter_mut().enumerate() {
-                        *s = $load(c.add(r * ldc + v * $w));
+                if let Some((c, ldc)) = tile.from {
+                    let (c, ldc) = (c as *const $f, 2 * ldc);
+                    for (r, row) in t.iter_mut().enumerate() {
+                        for (v, s) in row.iter_mut().enumerate() {
+                            *s = $load(c.add(r * ldc + v * $w));
+                        }
                     }
                 }
                 for k in 0..kc {
@@ -149,6 +158,7 @@ macro_rules! complex_kernel {
                         }
                     }
                 }
+                let (c, ldc) = (tile.to.0 as *mut $f, 2 * tile.to.1);
                 for (r, row) in t.iter().enumerate() {
                     for (v, s) in row.iter().enumerate() {
                         $store(c.add(r * ldc + v * $w), *s);

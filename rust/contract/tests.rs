@@ -37,6 +37,9 @@ enum Lay {
     Off,
     /// C order but axis 0 broadcast (stride 0; the values must repeat).
     Bcast,
+    /// C order from element 3, the runs along the last axis 5 elements
+    /// further apart than they need (a view of a wider array's columns).
+    Gap,
 }
 
 fn layout(d: Dtype, shape: &[usize], lay: Lay) -> Layout {
@@ -55,6 +58,14 @@ fn layout(d: Dtype, shape: &[usize], lay: Lay) -> Layout {
             l.offset = span as usize;
         }
         Lay::Off => l.offset = 3,
+        Lay::Gap => {
+            let mut wide = shape.to_vec();
+            if let Some(last) = wide.last_mut() {
+                *last += 5;
+            }
+            l = Layout { offset: 3, ..Layout::contiguous(d, &wide) };
+            l.shape = shape.to_vec();
+        }
         Lay::Bcast => {
             if !shape.is_empty() {
                 l.strides[0] = 0;
@@ -490,11 +501,11 @@ const SHAPES: [(usize, usize, usize); 12] = [
 
 #[test]
 fn real_matrix_products_in_both_orders_on_every_layout() {
-    let lays = [Lay::C, Lay::F, Lay::Neg, Lay::Off];
+    let lays = [Lay::C, Lay::F, Lay::Neg, Lay::Off, Lay::Gap];
     for (t, &(m, n, k)) in SHAPES.iter().enumerate() {
         for (u, &d) in [Dtype::Float32, Dtype::Float64].iter().enumerate() {
             let mut c = Case::mm(m, n, k, d);
-            c.lays = [lays[t % 4], lays[(t + u + 1) % 4], lays[(t + 2) % 4], lays[(t + 3) % 4]];
+            c.lays = [lays[t % 5], lays[(t + u + 1) % 5], lays[(t + 2) % 5], lays[(t + 3) % 5]];
             c.init = (t % 3 == 0).then_some(d);
             if d == Dtype::Float32 {
                 check::<f32>(&c, 10 + t as u64);
@@ -503,6 +514,39 @@ fn real_matrix_products_in_both_orders_on_every_layout() {
             }
         }
     }
+}
+
+/// Where dst holds the acc's values in rows of unit column step, the last
+/// depth slice stores each whole microkernel tile straight into dst, and
+/// where there is no init the first starts its sums from +0: the bits are
+/// the reference's with tiles whole and partial, one slice and several,
+/// dst contiguous, offset, its rows further apart than its columns (and
+/// negated or transposed, which take the scratch), init or none, on every
+/// instruction set's microkernels.
+#[test]
+fn sums_stored_straight_into_dst_keep_every_bit() {
+    let shapes = [(24, 64, 200), (25, 65, 450), (12, 32, 1), (100, 40, 7), (36, 96, 1100)];
+    let lays = [Lay::C, Lay::Off, Lay::Gap, Lay::Neg, Lay::F];
+    for baseline in [false, true] {
+        crate::core::isa::baseline_here(baseline);
+        for (t, &(m, n, k)) in shapes.iter().enumerate() {
+            let mut c = Case::mm(m, n, k, Dtype::Float32);
+            c.lays = [Lay::C, Lay::F, lays[t % 5], lays[(t + 2) % 5]];
+            c.init = (t % 2 == 1).then_some(Dtype::Float32);
+            check::<f32>(&c, 500 + t as u64);
+            c.da = Dtype::Float64;
+            c.db = Dtype::Float64;
+            c.dd = Dtype::Float64;
+            c.init = (t % 2 == 0).then_some(Dtype::Float64);
+            check::<f64>(&c, 520 + t as u64);
+            c.da = Dtype::Complex64;
+            c.db = Dtype::Complex64;
+            c.dd = Dtype::Complex64;
+            c.init = None;
+            check::<C32>(&c, 540 + t as u64);
+        }
+    }
+    crate::core::isa::baseline_here(false);
 }
 
 /// A matrix times a vector, in lane order four rows at a time: groups
@@ -1254,7 +1298,7 @@ fn micro_speed() {
             let ms = crate::core::cpu_clock::best_wall_ms(5, || {
                 for _ in 0..reps {
                     // SAFETY: the panels hold kc depths of mr and nr values; the tile lies in `c`.
-                    unsafe { (mk.run)(kc, pa.as_ptr(), pb.as_ptr(), c.as_mut_ptr(), ldc) };
+                    unsafe { (mk.run)(kc, pa.as_ptr(), pb.as_ptr(), crate::contract::elem::Tile::at(c.as_mut_ptr(), ldc)) };
                 }
             });
             let flops = 2.0 * (reps * kc * mk.mr * mk.nr) as f64;

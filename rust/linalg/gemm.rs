@@ -19,7 +19,7 @@
 //! whole panels of rows, so that every output element is computed by one.
 
 use crate::core::caches::sizes as caches;
-use crate::contract::elem::Micro;
+use crate::contract::elem::{Micro, Tile};
 use crate::core::{isa, pool};
 use crate::linalg::scalar::Scalar;
 
@@ -148,7 +148,7 @@ pub(super) unsafe fn run_tile<T: Copy>(mk: Micro<T>, d: usize, panel: &[T], a: &
     // SAFETY: as this function's contract; the tile holds mr rows of nr.
     unsafe {
         if rows == nr && cols == mk.mr {
-            (mk.run)(d, panel.as_ptr(), a.as_ptr(), at, ld);
+            (mk.run)(d, panel.as_ptr(), a.as_ptr(), Tile::at(at, ld));
             return;
         }
         for r in 0..cols {
@@ -156,7 +156,7 @@ pub(super) unsafe fn run_tile<T: Copy>(mk: Micro<T>, d: usize, panel: &[T], a: &
                 tile[r * nr + j] = *at.add(r * ld + j);
             }
         }
-        (mk.run)(d, panel.as_ptr(), a.as_ptr(), tile.as_mut_ptr(), nr);
+        (mk.run)(d, panel.as_ptr(), a.as_ptr(), Tile::at(tile.as_mut_ptr(), nr));
         for r in 0..cols {
             for j in 0..rows {
                 *at.add(r * ld + j) = tile[r * nr + j];
