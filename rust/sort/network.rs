@@ -32,19 +32,19 @@ pub fn fits<K: Word>(n: usize) -> bool {
     cfg!(target_arch = "x86_64") && isa && K::BYTES <= 4 && n <= MOST
 }
 
-/// Sorts the elements `x` holds, stably by key, into `w` (of
-/// [`words`]`(x.len())` words): word j holds the position of the j-th
+/// Sorts the `n` elements `read(i)` gives (`i < n`), stably by key, into
+/// `w` (of [`words`]`(n)` words): word j holds the position of the j-th
 /// element in order in its low 32 bits (and its key in the high 32, the
 /// top bit flipped on AVX2). Only where [`fits`] says so.
-pub fn sort<T: Word, K: Word>(x: &[T], key: impl Fn(T) -> K, w: &mut [u64]) {
-    let n = x.len();
+#[inline(always)]
+pub fn sort<T: Word, K: Word>(n: usize, read: impl Fn(usize) -> T, key: impl Fn(T) -> K, w: &mut [u64]) {
     assert!(fits::<K>(n) && w.len() == words(n), "the network sorts short slices on x86-64");
     #[cfg(target_arch = "x86_64")]
     {
         let wide = crate::core::isa::avx512();
         let flip = if wide { 0 } else { 1 << 63 };
-        for (i, (w, &b)) in w.iter_mut().zip(x).enumerate() {
-            *w = ((key(b).low(0) as u64) << 32 | i as u64) ^ flip;
+        for (i, w) in w[..n].iter_mut().enumerate() {
+            *w = ((key(read(i)).low(0) as u64) << 32 | i as u64) ^ flip;
         }
         w[n..].fill(u64::MAX ^ flip);
         if wide {

@@ -312,7 +312,7 @@ impl Visit for Paths<'_> {
             crate::core::isa::baseline_here(baseline);
             if network::fits::<K>(n) {
                 let mut w = vec![0; network::words(n)];
-                network::sort(&x, key, &mut w);
+                network::sort(n, |i| x[i], key, &mut w);
                 out.push(w[..n].iter().map(|&w| w as u32 as usize).collect());
             }
         }
