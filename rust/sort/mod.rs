@@ -7,7 +7,9 @@
 //! sorted by a radix sort of their keys (`radix::sort`, or for a long slice
 //! of keys of at most 8 bytes `bucket::sort`), which is stable, or, for a
 //! top-k of at most a sixteenth of the slice, selected by one
-//! pass that keeps a buffer of candidates (`radix::select`). The stable
+//! pass that keeps a buffer of candidates (`radix::select`); a short slice
+//! of keys of at most 4 bytes, on x86-64 (AVX-512 or AVX2), by a bitonic
+//! network in vector registers (`network::sort`). The stable
 //! order is unique, so no thread count changes a bit: threads take whole
 //! slices where there are at least as many as threads, and otherwise share
 //! each long slice.
