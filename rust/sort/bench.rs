@@ -46,6 +46,8 @@ fn bench() {
     time("float32 10M [0,1)", Dtype::Float32, &[10_000_000], 10_000_000, unit);
     time("float32 10M ±500", Dtype::Float32, &[10_000_000], 10_000_000, normal);
     time("int64 10M", Dtype::Int64, &[10_000_000], 10_000_000, splitmix);
+    time("float32 rows [1000; 1000]", Dtype::Float32, &[1000, 1000], 1000, normal);
     time("float32 rows [10000; 1000]", Dtype::Float32, &[10_000, 1000], 1000, normal);
+    time("float32 rows [20000; 100]", Dtype::Float32, &[20_000, 100], 100, normal);
     time("float32 top 100 of 10M", Dtype::Float32, &[10_000_000], 100, normal);
 }

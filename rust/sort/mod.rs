@@ -7,7 +7,9 @@
 //! sorted by a radix sort of their keys (`radix::sort`, or for a long slice
 //! of keys of at most 8 bytes `bucket::sort`), which is stable, or, for a
 //! top-k of at most a sixteenth of the slice, selected by one
-//! pass that keeps a buffer of candidates (`radix::select`). The stable
+//! pass that keeps a buffer of candidates (`radix::select`); a short slice
+//! of keys of at most 4 bytes, on x86-64 (AVX-512 or AVX2), by a bitonic
+//! network in vector registers (`network::sort`). The stable
 //! order is unique, so no thread count changes a bit: threads take whole
 //! slices where there are at least as many as threads, and otherwise share
 //! each long slice.
@@ -166,16 +168,17 @@ impl Out {
         }
     }
 
-    /// Writes `items` as entries `j..` of the values and positions of the
-    /// slice at `bases`: where both destinations are of whole bytes, one
-    /// entry after the other, by a plain loop over the run.
+    /// Writes `items`, bits and positions, as entries `j..` of the values
+    /// and positions of the slice at `bases`: where both destinations are
+    /// of whole bytes, one entry after the other, by a plain loop over the
+    /// run.
     ///
     /// # Safety
     /// `j + items.len()` <= k, and no other thread writes those entries of
     /// the slice meanwhile.
     #[inline(always)]
-    unsafe fn put_run<T: Word, P: Pos>(&self, bases: [isize; 3], j: usize, items: &[Item<T, P>]) {
-        if items.is_empty() {
+    unsafe fn put_run<T: Word>(&self, bases: [isize; 3], j: usize, items: impl ExactSizeIterator<Item = (T, usize)>) {
+        if items.len() == 0 {
             // Entry j may lie past k: no address is formed from it.
             return;
         }
@@ -187,18 +190,18 @@ impl Out {
             let (v, q) = unsafe {
                 ((self.at.0 as *mut T).offset(bases[1] + j as isize), (self.at.1 as *mut i64).offset(bases[2] + j as isize))
             };
-            for (i, it) in items.iter().enumerate() {
+            for (i, (bits, pos)) in items.enumerate() {
                 // SAFETY: i < items.len(), so entry j + i is below k; no
                 // other thread writes it (caller).
                 unsafe {
-                    v.add(i).write_unaligned(it.bits);
-                    q.add(i).write_unaligned(it.pos.get() as i64);
+                    v.add(i).write_unaligned(bits);
+                    q.add(i).write_unaligned(pos as i64);
                 }
             }
         } else {
-            for (i, it) in items.iter().enumerate() {
+            for (i, (bits, pos)) in items.enumerate() {
                 // SAFETY: as above, entry j + i below k.
-                unsafe { self.put(bases, j + i, it.bits, it.pos.get() as u64) };
+                unsafe { self.put(bases, j + i, bits, pos as u64) };
             }
         }
     }
@@ -245,31 +248,51 @@ impl Run<'_> {
                 let js = start..run.end.min(r.end).max(start);
                 // SAFETY: js lies below k; slices and parts write disjoint
                 // elements.
-                unsafe { out.put_run(bases, start, &items[js]) };
+                unsafe { out.put_run(bases, start, items[js].iter().map(|it| (it.bits, it.pos.get()))) };
             }
         });
     }
 
-    /// Sorts the slices `range` by the network, each on one thread.
+    /// Sorts the slices `range` by the network, each on one thread: read
+    /// where they lie, or, where the values are x itself, from a copy.
     fn network_slices<T: Word, K: Word>(&self, range: std::ops::Range<usize>, key: impl Fn(T) -> K + Copy) {
         let p = self.0;
-        let (mut x, mut w) = (vec![T::default(); p.n], vec![0u64; network::words(p.n)]);
+        let copy = p.values.overlaps(&p.x);
+        let (mut x, mut w) = (vec![T::default(); if copy { p.n } else { 0 }], vec![0u64; network::words(p.n)]);
         let xb = Bits::new(p.x.memory, p.x.layout.dtype);
+        let plain = p.steps[0] == 1 && !p.x.layout.dtype.is_sub_byte();
         let out = Out::of(p);
         for s in range {
             let bases = p.bases(s);
-            for (i, x) in x.iter_mut().enumerate() {
-                // SAFETY: i < n, so element i of the slice lies in x.
-                *x = unsafe { xb.read::<T>(bases[0] + i as isize * p.steps[0]) };
-            }
-            network::sort(&x, key, &mut w);
-            for (j, &word) in w[..p.k].iter().enumerate() {
-                let i = word as u32 as usize;
-                // SAFETY: j < k; each slice's elements are written by one
-                // thread, after the whole slice was read.
-                unsafe { out.put(bases, j, x[i], i as u64) };
+            // SAFETY: i < n, so element i of the slice lies in x.
+            let strided = |i: usize| unsafe { xb.read::<T>(bases[0] + i as isize * p.steps[0]) };
+            if copy {
+                x.iter_mut().enumerate().for_each(|(i, x)| *x = strided(i));
+                self.network_slice(bases, &out, &mut w, |i| x[i], key);
+            } else if plain {
+                // SAFETY: the slice's n elements lie one after the other
+                // in x from its base (a checked view), in whole bytes.
+                let at = unsafe { (p.x.memory.base as *const T).offset(bases[0]) };
+                // SAFETY: i < n, so element i lies in the slice.
+                self.network_slice(bases, &out, &mut w, |i| unsafe { at.add(i).read_unaligned() }, key);
+            } else {
+                self.network_slice(bases, &out, &mut w, strided, key);
             }
         }
+    }
+
+    /// Sorts by the network, in `w`, the slice at `bases` whose element
+    /// `i < n` is `read(i)`, and writes its first `k` in order.
+    #[inline(always)]
+    fn network_slice<T: Word, K: Word>(&self, bases: [isize; 3], out: &Out, w: &mut [u64], read: impl Fn(usize) -> T, key: impl Fn(T) -> K) {
+        let p = self.0;
+        network::sort(p.n, &read, key, w);
+        let order = w[..p.k].iter().map(|&w| w as u32 as usize);
+        // SAFETY: the first k words are the elements' (below the padding's),
+        // whose positions are below n; entries 0..k of the slice, written
+        // by this thread alone, after the slice was read (whole, or into a
+        // copy where the values are x).
+        unsafe { out.put_run(bases, 0, order.map(|i| (read(i), i))) };
     }
 
     /// Sorts the slices `range` over `threads` by [`bucket::sort`], which
@@ -298,7 +321,7 @@ impl Run<'_> {
                 // SAFETY: the run ends at k at most; bucket::sort gives
                 // each place once, and each slice is sorted by one call
                 // of it.
-                unsafe { out.put_run(bases, j, run) }
+                unsafe { out.put_run(bases, j, run.iter().map(|it| (it.bits, it.pos.get()))) }
             };
             if plain {
                 // SAFETY: as in sort_slices.

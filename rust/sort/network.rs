@@ -1,11 +1,17 @@
-//! A bitonic sorting network on AVX-512 for short slices of keys of at
-//! most 4 bytes: each element becomes one 64-bit word, its key in the high
-//! 32 bits and its position in the low 32, so that the words are distinct
-//! and their order is the stable order of the keys; the network sorts the
-//! words of a slice, padded with words of all ones (above every element's)
-//! to a power of 2, in vectors of 8 held in the cache, faster than a radix
-//! sort's passes over so few elements. The order is unique, so the result
-//! is the radix sort's bit for bit.
+//! A bitonic sorting network for short slices of keys of at most 4 bytes:
+//! each element becomes one 64-bit word, its key in the high 32 bits and
+//! its position in the low 32, so that the words are distinct and their
+//! order is the stable order of the keys; the network sorts the words of a
+//! slice, padded with words of all ones (above every element's) to a power
+//! of 2, in vectors held in the cache, faster than a radix sort's passes
+//! over so few elements. The order is unique, so the result is the radix
+//! sort's bit for bit, on either instruction set.
+//!
+//! One network ([`x86::bitonic`]) runs on either of two register types
+//! ([`x86::Lanes`]): AVX-512's 8 words a vector, compared unsigned, and
+//! AVX2's 4, which has only a signed compare of 64-bit words: there every
+//! word is stored with its top bit flipped, which makes the signed order
+//! the unsigned one.
 
 use super::order::Word;
 
@@ -13,122 +19,263 @@ use super::order::Word;
 pub const MOST: usize = 2048;
 
 /// The words a slice of `n` elements takes: `n` padded to a power of 2, at
-/// least a vector of 8.
+/// least 8 (a vector on either instruction set).
 pub fn words(n: usize) -> usize {
     n.next_power_of_two().max(8)
 }
 
 /// Whether a slice of `n` elements with keys of `K` takes the network on
-/// this host: AVX-512, keys of at most 4 bytes, `n` at most [`MOST`].
+/// this host: x86-64 with AVX-512 or the crate's AVX2 baseline, keys of at
+/// most 4 bytes, `n` at most [`MOST`].
 pub fn fits<K: Word>(n: usize) -> bool {
-    cfg!(target_arch = "x86_64") && crate::core::isa::avx512() && K::BYTES <= 4 && n <= MOST
+    let isa = cfg!(all(target_arch = "x86_64", target_feature = "avx2")) || crate::core::isa::avx512();
+    cfg!(target_arch = "x86_64") && isa && K::BYTES <= 4 && n <= MOST
 }
 
-/// Sorts the elements `x` holds, stably by key, into `w` (of
-/// [`words`]`(x.len())` words): word j holds the key of the j-th element
-/// in order in its high 32 bits and its position in the low 32. Only
-/// where [`fits`] says so.
-pub fn sort<T: Word, K: Word>(x: &[T], key: impl Fn(T) -> K, w: &mut [u64]) {
-    let n = x.len();
-    assert!(fits::<K>(n) && w.len() == words(n), "the network sorts short slices on AVX-512");
-    for (i, (w, &b)) in w.iter_mut().zip(x).enumerate() {
-        *w = (key(b).low(0) as u64) << 32 | i as u64;
-    }
-    w[n..].fill(u64::MAX);
+/// Sorts the `n` elements `read(i)` gives (`i < n`), stably by key, into
+/// `w` (of [`words`]`(n)` words): word j holds the position of the j-th
+/// element in order in its low 32 bits (and its key in the high 32, the
+/// top bit flipped on AVX2). Only where [`fits`] says so.
+#[inline(always)]
+pub fn sort<T: Word, K: Word>(n: usize, read: impl Fn(usize) -> T, key: impl Fn(T) -> K, w: &mut [u64]) {
+    assert!(fits::<K>(n) && w.len() == words(n), "the network sorts short slices on x86-64");
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: the host has AVX-512 F (fits); w's length is a power of 2 of
-    // at least 8.
-    unsafe {
-        x86::bitonic(w)
-    };
+    {
+        let wide = crate::core::isa::avx512();
+        let flip = if wide { 0 } else { 1 << 63 };
+        for (i, w) in w[..n].iter_mut().enumerate() {
+            *w = ((key(read(i)).low(0) as u64) << 32 | i as u64) ^ flip;
+        }
+        w[n..].fill(u64::MAX ^ flip);
+        if wide {
+            // SAFETY: the host has AVX-512 F (avx512); w's length is a
+            // power of 2 of at least 8.
+            unsafe { x86::bitonic_avx512(w) };
+        } else {
+            // SAFETY: the host has AVX2, the crate's baseline (fits); w's
+            // length is a power of 2 of at least 8.
+            unsafe { x86::bitonic_avx2(w) };
+        }
+    }
 }
+
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
 
-    /// One stage of the network inside each vector: lanes `j` apart
-    /// (1, 2 or 4) compared, the lesser kept in the lower lane but in the
-    /// lanes `desc` marks, which keep the greater.
-    #[target_feature(enable = "avx512f")]
-    #[inline]
-    fn stage(x: __m512i, j: usize, desc: u8) -> __m512i {
-        let (w, hi) = match j {
-            1 => (_mm512_shuffle_epi32::<0x4E>(x), 0xAA),
-            2 => (_mm512_permutex_epi64::<0x4E>(x), 0xCC),
-            _ => (_mm512_shuffle_i64x2::<0x4E>(x, x), 0xF0),
-        };
-        _mm512_mask_blend_epi64(hi ^ desc, _mm512_min_epu64(x, w), _mm512_max_epu64(x, w))
+    /// A register of 64-bit words, the operations the network takes on
+    /// it; its methods are inlined into [`bitonic`]'s compilation for the
+    /// register's instruction set.
+    ///
+    /// # Safety
+    /// Every method needs the host to have the register's instruction set.
+    pub trait Lanes: Copy {
+        /// The words a register holds, 4 or 8.
+        const N: usize;
+        /// Loads the register from `p`, which may be unaligned.
+        ///
+        /// # Safety
+        /// The instruction set; `N` words readable from `p`.
+        unsafe fn load(p: *const u64) -> Self;
+        /// Stores the register at `p`, which may be unaligned.
+        ///
+        /// # Safety
+        /// The instruction set; `N` words writable from `p`.
+        unsafe fn store(self, p: *mut u64);
+        /// The lesser and the greater word of each lane of `self` and `o`.
+        ///
+        /// # Safety
+        /// The instruction set.
+        unsafe fn min_max(self, o: Self) -> (Self, Self);
+        /// Compares the lanes `j` apart (`j` a power of 2 below `N`), the
+        /// lanes `great` marks (bit i for lane i) keeping the greater
+        /// word, the others the lesser.
+        ///
+        /// # Safety
+        /// The instruction set.
+        unsafe fn exchange(self, j: usize, great: u8) -> Self;
+    }
+
+    /// AVX-512's register: 8 words, compared unsigned.
+    #[derive(Clone, Copy)]
+    pub struct Z(__m512i);
+
+    impl Lanes for Z {
+        const N: usize = 8;
+        #[inline(always)]
+        unsafe fn load(p: *const u64) -> Z {
+            // SAFETY: AVX-512 F and the words (caller).
+            Z(unsafe { _mm512_loadu_si512(p as *const _) })
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut u64) {
+            // SAFETY: as in load.
+            unsafe { _mm512_storeu_si512(p as *mut _, self.0) }
+        }
+        #[inline(always)]
+        unsafe fn min_max(self, o: Z) -> (Z, Z) {
+            // SAFETY: AVX-512 F (caller).
+            unsafe { (Z(_mm512_min_epu64(self.0, o.0)), Z(_mm512_max_epu64(self.0, o.0))) }
+        }
+        #[inline(always)]
+        unsafe fn exchange(self, j: usize, great: u8) -> Z {
+            let x = self.0;
+            // SAFETY: AVX-512 F (caller).
+            unsafe {
+                let w = match j {
+                    1 => _mm512_shuffle_epi32::<0x4E>(x),
+                    2 => _mm512_permutex_epi64::<0x4E>(x),
+                    _ => _mm512_shuffle_i64x2::<0x4E>(x, x),
+                };
+                Z(_mm512_mask_blend_epi64(great, _mm512_min_epu64(x, w), _mm512_max_epu64(x, w)))
+            }
+        }
+    }
+
+    /// AVX2's register: 4 words, their top bits flipped, compared signed.
+    #[derive(Clone, Copy)]
+    pub struct Y(__m256i);
+
+    impl Lanes for Y {
+        const N: usize = 4;
+        #[inline(always)]
+        unsafe fn load(p: *const u64) -> Y {
+            // SAFETY: AVX and the words (caller).
+            Y(unsafe { _mm256_loadu_si256(p as *const _) })
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut u64) {
+            // SAFETY: as in load.
+            unsafe { _mm256_storeu_si256(p as *mut _, self.0) }
+        }
+        #[inline(always)]
+        unsafe fn min_max(self, o: Y) -> (Y, Y) {
+            // SAFETY: AVX2 (caller).
+            unsafe {
+                let gt = _mm256_cmpgt_epi64(self.0, o.0);
+                (Y(_mm256_blendv_epi8(self.0, o.0, gt)), Y(_mm256_blendv_epi8(o.0, self.0, gt)))
+            }
+        }
+        #[inline(always)]
+        unsafe fn exchange(self, j: usize, great: u8) -> Y {
+            let x = self.0;
+            // SAFETY: AVX2 (caller).
+            unsafe {
+                let w = match j {
+                    1 => _mm256_shuffle_epi32::<0x4E>(x),
+                    _ => _mm256_permute4x64_epi64::<0x4E>(x),
+                };
+                // A lane takes its partner's word where that is the lesser
+                // and the lane keeps the lesser, or the greater and it
+                // keeps the greater (equal words are one padding word).
+                let bit = _mm256_set_epi64x(8, 4, 2, 1);
+                let keep_great = _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(great as i64), bit), bit);
+                let take = _mm256_xor_si256(_mm256_cmpgt_epi64(x, w), keep_great);
+                Y(_mm256_blendv_epi8(x, w, take))
+            }
+        }
+    }
+
+    /// The lanes of a register of `n` words whose index has bit `b` set, a
+    /// bit each.
+    #[inline(always)]
+    fn lanes_with(b: usize, n: usize) -> u8 {
+        (0..n).filter(|i| i & b != 0).fold(0, |m, i| m | 1u8 << i)
+    }
+
+    /// The stages inside a register that merge its blocks of `k` lanes
+    /// (`k` a power of 2 from 2 to `N`): lanes `k / 2` to 1 apart compared,
+    /// each lane keeping the lesser where it lies in the lower half of its
+    /// pair, but in the lanes `desc` marks.
+    ///
+    /// # Safety
+    /// The register's instruction set.
+    #[inline(always)]
+    unsafe fn merge_in<V: Lanes>(mut x: V, k: usize, desc: u8) -> V {
+        // A loop of a constant count, which unrolls, whatever k.
+        for s in (0..V::N.trailing_zeros()).rev() {
+            if 1 << s < k {
+                // SAFETY: the instruction set (caller).
+                x = unsafe { x.exchange(1 << s, lanes_with(1 << s, V::N) ^ desc) };
+            }
+        }
+        x
     }
 
     /// Merges in registers the `M` vectors from vector `base`, `q` apart,
     /// by the stages of the network that compare vectors `M / 2` to 1
     /// places apart among them (`q M / 2` to `q` vectors apart in `v`),
-    /// descending where `desc`; where `last`, then the three stages inside
-    /// each vector.
+    /// descending where `desc`; where `last`, then the stages inside each
+    /// vector.
     ///
     /// # Safety
-    /// The host has AVX-512 F; the vectors `base + i q`, `i < M`, lie in
-    /// memory valid to read and write from `p`.
-    #[target_feature(enable = "avx512f")]
-    #[inline]
-    unsafe fn group<const M: usize>(p: *mut __m512i, base: usize, q: usize, desc: bool, last: bool) {
-        let mut x = [_mm512_setzero_si512(); M];
-        for (i, x) in x.iter_mut().enumerate() {
-            // SAFETY: the vector lies in the memory (caller).
-            *x = unsafe { _mm512_loadu_si512(p.add(base + i * q) as *const _) };
-        }
-        let mut dist = M / 2;
-        while dist >= 1 {
-            for i in (0..M).filter(|i| i & dist == 0) {
-                let (lo, hi) = (_mm512_min_epu64(x[i], x[i + dist]), _mm512_max_epu64(x[i], x[i + dist]));
-                (x[i], x[i + dist]) = if desc { (hi, lo) } else { (lo, hi) };
+    /// The register's instruction set; the vectors `base + i q`, `i < M`,
+    /// lie in memory valid to read and write from `p`.
+    #[inline(always)]
+    unsafe fn group<V: Lanes, const M: usize>(p: *mut u64, base: usize, q: usize, desc: bool, last: bool) {
+        // SAFETY: the vector lies in the memory (caller).
+        let mut x: [V; M] = std::array::from_fn(|i| unsafe { V::load(p.add((base + i * q) * V::N)) });
+        // Loops of constant counts, which unroll: the vectors stay in
+        // registers.
+        for s in (0..M.trailing_zeros()).rev() {
+            let dist = 1 << s;
+            for i in 0..M {
+                if i & dist == 0 {
+                    // SAFETY: the instruction set (caller).
+                    let (lo, hi) = unsafe { x[i].min_max(x[i + dist]) };
+                    (x[i], x[i + dist]) = if desc { (hi, lo) } else { (lo, hi) };
+                }
             }
-            dist /= 2;
         }
         if last {
-            let d = if desc { 0xFF } else { 0 };
-            x.iter_mut().for_each(|x| *x = stage(stage(stage(*x, 4, d), 2, d), 1, d));
+            let d = if desc { u8::MAX } else { 0 };
+            // SAFETY: the instruction set (caller).
+            x.iter_mut().for_each(|x| *x = unsafe { merge_in(*x, V::N, d) });
         }
         for (i, x) in x.iter().enumerate() {
             // SAFETY: as above.
-            unsafe { _mm512_storeu_si512(p.add(base + i * q) as *mut _, *x) };
+            unsafe { x.store(p.add((base + i * q) * V::N)) };
         }
     }
 
     /// Sorts `v` ascending by a bitonic network: for each size k of the
     /// sequences it merges (2, 4, … the length), each block of k elements
     /// ascending where its index has bit k clear, else descending. The
-    /// stages of elements 8 or more apart compare whole vectors, up to
-    /// three of them at once on vectors held in registers ([`group`]); the
-    /// last three run inside each vector, with the last group.
+    /// stages of elements a vector or more apart compare whole vectors, up
+    /// to three of them at once on vectors held in registers ([`group`]);
+    /// the last ones run inside each vector, with the last group.
     ///
     /// # Safety
-    /// The host has AVX-512 F; `v`'s length is a power of 2 of at least 8.
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn bitonic(v: &mut [u64]) {
+    /// The register's instruction set; `v`'s length is a power of 2 of at
+    /// least `V::N`.
+    #[inline(always)]
+    unsafe fn bitonic<V: Lanes>(v: &mut [u64]) {
         let n = v.len();
-        let nv = n / 8;
-        let p = v.as_mut_ptr() as *mut __m512i;
-        // Blocks up to 8 sorted within each vector, in the direction of
-        // its block of 16.
+        let nv = n / V::N;
+        let p = v.as_mut_ptr();
+        const { assert!(V::N == 4 || V::N == 8, "registers of 4 or 8 words") };
+        // Blocks up to a vector sorted within each vector: a block of k
+        // lanes descending where the lanes' index in v has bit k set. (The
+        // merges written out, which a loop over k would not be.)
         for a in 0..nv {
-            let d = if a & 1 != 0 { 0xFF } else { 0 };
-            // SAFETY: vector a < nv = n / 8 lies in v, whose length is n.
-            let mut x = stage(unsafe { _mm512_loadu_si512(p.add(a) as *const _) }, 1, 0xCC);
-            x = stage(x, 2, 0xF0);
-            x = stage(x, 1, 0xF0);
-            x = stage(x, 4, d);
-            x = stage(x, 2, d);
-            // SAFETY: as above.
-            unsafe { _mm512_storeu_si512(p.add(a) as *mut _, stage(x, 1, d)) };
+            let d = if a & 1 != 0 { u8::MAX } else { 0 };
+            // SAFETY: vector a < nv = n / N lies in v, whose length is n;
+            // the instruction set (caller).
+            unsafe {
+                let mut x = merge_in(V::load(p.add(a * V::N)), 2, lanes_with(2, V::N));
+                if V::N == 8 {
+                    x = merge_in(x, 4, lanes_with(4, V::N));
+                }
+                merge_in(x, V::N, d).store(p.add(a * V::N));
+            }
         }
-        let mut k = 16;
+        let mut k = 2 * V::N;
         while k <= n {
-            // The stages comparing vectors k / 16 to 1 apart, from the top,
-            // three at a time.
-            let mut levels = (k / 16).trailing_zeros() as usize + 1;
-            let mut top = k / 16;
+            // The stages comparing vectors k / 2N to 1 apart, from the
+            // top, three at a time.
+            let mut levels = (k / (2 * V::N)).trailing_zeros() as usize + 1;
+            let mut top = k / (2 * V::N);
             while levels > 0 {
                 let g = levels.min(3);
                 let q = top >> (g - 1);
@@ -137,15 +284,15 @@ mod x86 {
                     for base in block..block + q {
                         // One direction for the group: its vectors lie in
                         // one block of k elements.
-                        let desc = (base * 8) & k != 0;
+                        let desc = (base * V::N) & k != 0;
                         // SAFETY: the group's vectors, base + i q for
                         // i < 2^g, lie in the block of q 2^g vectors from
                         // `block`, within v's nv.
                         unsafe {
                             match g {
-                                3 => group::<8>(p, base, q, desc, q == 1),
-                                2 => group::<4>(p, base, q, desc, q == 1),
-                                _ => group::<2>(p, base, q, desc, q == 1),
+                                3 => group::<V, 8>(p, base, q, desc, q == 1),
+                                2 => group::<V, 4>(p, base, q, desc, q == 1),
+                                _ => group::<V, 2>(p, base, q, desc, q == 1),
                             }
                         }
                     }
@@ -156,5 +303,26 @@ mod x86 {
             }
             k *= 2;
         }
+    }
+
+    /// [`bitonic`] on AVX-512's registers.
+    ///
+    /// # Safety
+    /// The host has AVX-512 F; `v`'s length is a power of 2 of at least 8.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn bitonic_avx512(v: &mut [u64]) {
+        // SAFETY: as the caller says.
+        unsafe { bitonic::<Z>(v) }
+    }
+
+    /// [`bitonic`] on AVX2's registers, `v`'s words with their top bits
+    /// flipped.
+    ///
+    /// # Safety
+    /// The host has AVX2; `v`'s length is a power of 2 of at least 4.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn bitonic_avx2(v: &mut [u64]) {
+        // SAFETY: as the caller says.
+        unsafe { bitonic::<Y>(v) }
     }
 }

@@ -271,10 +271,10 @@ fn every_dtype_against_the_reference() {
     }
 }
 
-/// Slices of the lengths the AVX-512 network sorts (where the host has
-/// it) and the same on the baseline's radix passes, against the reference:
-/// keys of 1 to 4 bytes, lengths from past insertion's to the network's
-/// most, a power of 2 and not.
+/// Slices of the lengths the network sorts, on AVX-512 (where the host has
+/// it) and on the AVX2 baseline, against the reference: keys of 1 to 4
+/// bytes, lengths from past insertion's to the network's most, a power of
+/// 2 and not, whole and their first half (top-k).
 #[test]
 fn short_slices_by_the_network_and_by_radix_passes() {
     let mut seed = 6;
@@ -288,6 +288,78 @@ fn short_slices_by_the_network_and_by_radix_passes() {
         }
     }
     crate::core::isa::baseline_here(false);
+}
+
+/// The orders of one slice by each path that can sort it: the network on
+/// AVX-512 (where the host has it) and on AVX2 (where [`network::fits`]),
+/// then the radix passes, as positions in order.
+struct Paths<'a> {
+    d: Dtype,
+    slice: &'a [u128],
+}
+
+impl Visit for Paths<'_> {
+    type Out = Vec<Vec<usize>>;
+    fn visit<T: Word, K: Word, F: Fn(T) -> K + Copy + Send + Sync>(self, key: F) -> Vec<Vec<usize>> {
+        let n = self.slice.len();
+        let mut xb = Buf::new(n, self.d);
+        self.slice.iter().enumerate().for_each(|(i, &b)| put(xb.memory(), self.d, i as isize, b));
+        let bits = Bits::new(xb.memory(), self.d);
+        // SAFETY: element i < n lies in the buffer, T of the dtype's width.
+        let x: Vec<T> = (0..n).map(|i| unsafe { bits.read::<T>(i as isize) }).collect();
+        let mut out = Vec::new();
+        for baseline in [false, true] {
+            crate::core::isa::baseline_here(baseline);
+            if network::fits::<K>(n) {
+                let mut w = vec![0; network::words(n)];
+                network::sort(n, |i| x[i], key, &mut w);
+                out.push(w[..n].iter().map(|&w| w as u32 as usize).collect());
+            }
+        }
+        crate::core::isa::baseline_here(false);
+        let (mut a, mut b) = (Scratch::<Item<T, u32>>::zeroed(n), Scratch::<Item<T, u32>>::zeroed(n));
+        let runs = radix::sort(|i| x[i], &mut a, &mut b, 1, key);
+        let mut r = vec![0; n];
+        for (run, in_b) in runs {
+            for j in run {
+                r[j] = if in_b { b[j] } else { a[j] }.pos.get();
+            }
+        }
+        out.push(r);
+        out
+    }
+}
+
+/// The network on either register (AVX-512's, where the host has it, and
+/// AVX2's) against the radix passes and the reference order (the standard
+/// library's stable sort under it, as insertion is too slow for so many
+/// slices), position for position: float32 slices of every length from 0
+/// to the network's most, ascending and descending, with NaNs, ±0 and
+/// ties; keys of 1 to 4 bytes at lengths around powers of 2.
+#[test]
+fn the_network_on_either_register_and_radix_passes_agree() {
+    let mut seed = 9;
+    let lengths = |d: Dtype| -> Vec<usize> {
+        if d == Dtype::Float32 { (0..=network::MOST).collect() } else { vec![0, 1, 3, 4, 5, 8, 9, 31, 33, 511, 1000, 1024, 1025, network::MOST - 1, network::MOST] }
+    };
+    for d in [Dtype::Float32, Dtype::Int32, Dtype::Uint32, Dtype::Bfloat16, Dtype::Int16, Dtype::Float8E4m3fn, Dtype::Int4, Dtype::Bool] {
+        for n in lengths(d) {
+            let slice = elements(d, n, &mut seed);
+            for descending in [false, true] {
+                let mut want: Vec<usize> = (0..n).collect();
+                want.sort_by(|&a, &b| {
+                    let c = cmp(value(d, slice[a]), value(d, slice[b]));
+                    if descending { c.reverse() } else { c }
+                });
+                let paths = order::visit(d, descending, Paths { d, slice: &slice });
+                let networks = if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) { 2 } else { 0 };
+                assert_eq!(paths.len(), networks + 1, "{} n {n}", d.name());
+                for (i, got) in paths.iter().enumerate() {
+                    assert_eq!(*got, want, "{} n {n} desc {descending} path {i}", d.name());
+                }
+            }
+        }
+    }
 }
 
 #[test]
