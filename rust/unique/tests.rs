@@ -213,6 +213,9 @@ fn declined_from_two_to_the_forty_minus_one_rows() {
     }
 }
 
+/// A find_or_add: a key's number from its hash, words and first row.
+type Find<'a> = dyn FnMut(u64, &dyn Fn(usize) -> u64, u64) -> u64 + 'a;
+
 /// The hash table alone, under hashes chosen: keys of one hash (their tags
 /// equal, so that a window's first match is another key), homes at the
 /// table's end (windows through the copies of its first slots), runs
@@ -226,7 +229,7 @@ fn probes_through_equal_tags_the_table_end_and_growth() {
     for (w, key) in widths {
         for hot in [false, true] {
             let mut keys = Keys::new(Any(w), true);
-            let check = |find: &mut dyn FnMut(u64, &dyn Fn(usize) -> u64, u64) -> u64| {
+            let check = |find: &mut Find| {
                 for round in 0..2 {
                     for (i, &hash) in hashes.iter().enumerate() {
                         let id = find(hash, &|j| key(i as u64, j), 10 * i as u64);
