@@ -122,15 +122,7 @@ impl<W: Width> Keys<W> {
     /// Asks the processor to fetch the slots a probe for hash `h` starts at.
     #[inline(always)]
     pub fn prefetch(&self, h: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let p = self.slots.as_ptr().wrapping_add(h as usize & self.mask);
-            // SAFETY: a prefetch never faults nor changes memory, whatever
-            // its address; SSE is part of x86-64's baseline.
-            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = h;
+        prefetch(self.slots.as_ptr(), self.mask, h)
     }
 
     /// Whether key `id`'s words are those `word(j)` gives.
@@ -143,25 +135,10 @@ impl<W: Width> Keys<W> {
     /// are `want`, where its words are those `word(j)` gives.
     #[inline(always)]
     fn look(&self, p: usize, want: u64, word: impl Fn(usize) -> u64) -> Option<u64> {
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        let hits = {
-            use std::arch::x86_64::*;
-            assert!(p + WINDOW <= self.slots.len(), "a window lies in the table");
-            // SAFETY: the window's WINDOW slots lie in the table (checked
-            // above); AVX2 is compiled in (the cfg).
-            unsafe {
-                let v = _mm256_loadu_si256(self.slots.as_ptr().add(p) as *const __m256i);
-                let tags = _mm256_and_si256(v, _mm256_set1_epi64x(!ID as i64));
-                _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(tags, _mm256_set1_epi64x(want as i64)))) as u32
-            }
-        };
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
-        let hits = (self.slots[p] & !ID == want) as u32;
-        if hits == 0 {
-            return None;
-        }
-        let id = self.slots[p + hits.trailing_zeros() as usize] & ID;
-        self.holds(id as usize, word).then_some(id)
+        assert!(p + WINDOW <= self.slots.len(), "a window lies in the table");
+        // SAFETY: the window lies in the table (checked above), and every
+        // full slot holds the number of one of the keys.
+        unsafe { look(self.w, self.slots.as_ptr(), self.words.as_ptr(), p, want, word) }
     }
 
     /// The number of the key of hash `h` whose words `word(j)` gives, added
@@ -223,5 +200,110 @@ impl<W: Width> Keys<W> {
             }
             self.put(p, MARK | (h & !ID) | id as u64);
         }
+    }
+}
+
+/// Asks the processor to fetch the slots of the table at `slots` (of
+/// `mask` + 1 slots) a probe for hash `h` starts at.
+#[inline(always)]
+fn prefetch(slots: *const u64, mask: usize, h: u64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let p = slots.wrapping_add(h as usize & mask);
+        // SAFETY: a prefetch never faults nor changes memory, whatever its
+        // address; SSE is part of x86-64's baseline.
+        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (slots, mask, h);
+}
+
+/// The key of the first slot of the window from `p` of the table at
+/// `slots` whose tag and mark are `want`, where its words (among the keys'
+/// words at `words`) are those `word(j)` gives.
+///
+/// # Safety
+/// The window's [`WINDOW`] slots lie in the table, each of whose full
+/// slots holds the number of a key whose `w` words lie at `words`.
+#[inline(always)]
+unsafe fn look<W: Width>(w: W, slots: *const u64, words: *const u64, p: usize, want: u64, word: impl Fn(usize) -> u64) -> Option<u64> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    let hits = {
+        use std::arch::x86_64::*;
+        // SAFETY: the window lies in the table (caller); AVX2 is compiled
+        // in (the cfg).
+        unsafe {
+            let v = _mm256_loadu_si256(slots.add(p) as *const __m256i);
+            let tags = _mm256_and_si256(v, _mm256_set1_epi64x(!ID as i64));
+            _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(tags, _mm256_set1_epi64x(want as i64)))) as u32
+        }
+    };
+    // SAFETY: slot p lies in the table (caller).
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+    let hits = (unsafe { *slots.add(p) } & !ID == want) as u32;
+    if hits == 0 {
+        return None;
+    }
+    // SAFETY: the slot lies in the window, in the table; it is full (its
+    // mark matched), so it holds a key's number, whose words lie at words
+    // (caller).
+    unsafe {
+        let id = *slots.add(p + hits.trailing_zeros() as usize) & ID;
+        let key = words.add(id as usize * w.get());
+        (0..w.get()).all(|j| *key.add(j) == word(j)).then_some(id)
+    }
+}
+
+/// A numbering's hot path through a table of [`Keys`]: finds or adds each
+/// row's key and counts the row, from the addresses of the table, the
+/// keys' words and their counts held apart from the keys (where the
+/// compiler keeps them in registers), taken again whenever a key is added.
+pub struct Hot<'a, W: Width> {
+    keys: &'a mut Keys<W>,
+    slots: *const u64,
+    words: *const u64,
+    counts: *mut u64,
+    mask: usize,
+}
+
+impl<'a, W: Width> Hot<'a, W> {
+    /// The hot path through `keys`, which have a table.
+    pub fn new(keys: &'a mut Keys<W>) -> Hot<'a, W> {
+        assert!(keys.slots.len() == keys.mask + WINDOW, "the keys have a table");
+        let (slots, words, counts, mask) = (keys.slots.as_ptr(), keys.words.as_ptr(), keys.counts.as_mut_ptr(), keys.mask);
+        Hot { keys, slots, words, counts, mask }
+    }
+
+    /// Asks the processor to fetch the slots a probe for hash `h` starts at.
+    #[inline(always)]
+    pub fn prefetch(&self, h: u64) {
+        prefetch(self.slots, self.mask, h)
+    }
+
+    /// [`Keys::find_or_add`], the row counted.
+    #[inline(always)]
+    pub fn find_or_add(&mut self, h: u64, word: impl Fn(usize) -> u64 + Copy, first: u64) -> u64 {
+        let p = h as usize & self.mask;
+        let want = MARK | (h & !ID);
+        // SAFETY: the addresses are the keys' since the last key was added
+        // (new, and below); p <= mask, and the table holds mask + WINDOW
+        // slots (new, grow), every full one a key's number.
+        if let Some(id) = unsafe { look(self.keys.w, self.slots, self.words, p, want, word) } {
+            // SAFETY: id is a key's number, below the keys' count.
+            unsafe { *self.counts.add(id as usize) += 1 };
+            return id;
+        }
+        let id = self.keys.probe(p, want, h, word, first);
+        self.keys.counts[id as usize] += 1;
+        let k = &mut *self.keys;
+        (self.slots, self.words, self.counts, self.mask) = (k.slots.as_ptr(), k.words.as_ptr(), k.counts.as_mut_ptr(), k.mask);
+        id
+    }
+
+    /// Counts one more row of key `id`, numbered before; gives id.
+    #[inline(always)]
+    pub fn again(&mut self, id: u64) -> u64 {
+        self.keys.counts[id as usize] += 1;
+        id
     }
 }

@@ -31,7 +31,7 @@ use crate::core::dtype::Dtype;
 use crate::core::layout::View;
 use crate::core::pool;
 use hash::Secrets;
-use keys::{Any, Fixed, Keys, Width};
+use keys::{Any, Fixed, Hot, Keys, Width};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Rows from which `unique` declines: 2^40 - 1.
@@ -164,8 +164,9 @@ impl Plan {
 
     /// Numbers the rows `range` as a block, writing each row's number in the
     /// block into ids, by the direct table `direct` where given, else by
-    /// hash, in a table with room from the start for `room` keys where
-    /// that is some; gives the block's keys.
+    /// hash ([`Plan::hash_block`]), in a table with room from the start
+    /// for `room` keys where that is some; gives the block's keys. A row
+    /// equal to the previous row takes its number without a probe.
     fn number_block<W: Width>(&self, w: W, range: std::ops::Range<usize>, direct: Option<&Direct>, room: Option<usize>) -> Keys<W> {
         let mut keys = match room {
             Some(r) if direct.is_none() => Keys::with_room(w, r),
@@ -173,46 +174,66 @@ impl Plan {
         };
         let mut table: Vec<u32> = direct.map_or(Vec::new(), |d| vec![0; d.values]);
         let (rows, ids) = (Words::of(&self.keys), Words::of(&self.ids));
+        let Some(d) = direct else {
+            self.hash_block(w, range, Hot::new(&mut keys));
+            return keys;
+        };
         let mut prev = 0;
-        // The hash path hashes rows AHEAD at a time and prefetches their
-        // slots first, so that a long table's misses overlap.
+        for i in range.clone() {
+            // SAFETY: i < n and j < w.
+            let word = |j: usize| unsafe { rows.get(i, j) };
+            // SAFETY: i > range.start, so row i - 1 < n.
+            let id = if i > range.start && unsafe { rows.repeats(w, i) } {
+                prev
+            } else {
+                // Words outside the spans (changed since they were read by
+                // a writer outside the call) fall outside the table, which
+                // its bounds check refuses.
+                let place = (0..w.get()).fold(0u64, |a, j| a.wrapping_add(word(j).wrapping_sub(d.lows[j]).wrapping_mul(d.mults[j])));
+                let slot = &mut table[place as usize];
+                if *slot == 0 {
+                    keys.add(self.secrets.hash((0..w.get()).map(word)), word, i as u64);
+                    *slot = keys.len() as u32;
+                }
+                (*slot - 1) as u64
+            };
+            keys.counts[id as usize] += 1;
+            // SAFETY: i < n, the extent of ids; blocks write their own rows.
+            unsafe { ids.set(i, id) };
+            prev = id;
+        }
+        keys
+    }
+
+    /// [`Plan::number_block`] by hash, through `hot`: hashes rows AHEAD at
+    /// a time and prefetches their slots first, so that a long table's
+    /// misses overlap; a row's words are compared with the previous row's
+    /// only where their hashes are equal.
+    fn hash_block<W: Width>(&self, w: W, range: std::ops::Range<usize>, mut hot: Hot<W>) {
+        let (rows, ids) = (Words::of(&self.keys), Words::of(&self.ids));
+        // SAFETY: a < n and j < w.
+        let hash = |a: usize| self.secrets.hash((0..w.get()).map(|j| unsafe { rows.get(a, j) }));
+        // The previous row's number and hash; no row's hash before the
+        // first row.
+        let (mut prev, mut last) = (0, if range.is_empty() { 0 } else { !hash(range.start) });
         let mut hashes = [0u64; AHEAD];
         for at in range.clone().step_by(AHEAD) {
             let end = (at + AHEAD).min(range.end);
-            if direct.is_none() {
-                for (a, h) in (at..end).zip(&mut hashes) {
-                    // SAFETY: a < n and j < w.
-                    *h = self.secrets.hash((0..w.get()).map(|j| unsafe { rows.get(a, j) }));
-                    keys.prefetch(*h);
-                }
+            for (a, h) in (at..end).zip(&mut hashes) {
+                *h = hash(a);
+                hot.prefetch(*h);
             }
-            for i in at..end {
+            for (i, &h) in (at..end).zip(&hashes) {
                 // SAFETY: i < n and j < w.
                 let word = |j: usize| unsafe { rows.get(i, j) };
-                // SAFETY: i > range.start, so row i - 1 < n.
-                let id = if i > range.start && (0..w.get()).all(|j| word(j) == unsafe { rows.get(i - 1, j) }) {
-                    prev
-                } else if let Some(d) = direct {
-                    // Words outside the spans (changed since they were read
-                    // by a writer outside the call) fall outside the table,
-                    // which its bounds check refuses.
-                    let place = (0..w.get()).fold(0u64, |a, j| a.wrapping_add(word(j).wrapping_sub(d.lows[j]).wrapping_mul(d.mults[j])));
-                    let slot = &mut table[place as usize];
-                    if *slot == 0 {
-                        keys.add(self.secrets.hash((0..w.get()).map(word)), word, i as u64);
-                        *slot = keys.len() as u32;
-                    }
-                    (*slot - 1) as u64
-                } else {
-                    keys.find_or_add(hashes[i - at], word, i as u64)
-                };
-                keys.counts[id as usize] += 1;
+                // SAFETY: h is the previous row's hash, so i > range.start
+                // and row i - 1 < n.
+                let id = if h == last && unsafe { rows.repeats(w, i) } { hot.again(prev) } else { hot.find_or_add(h, word, i as u64) };
                 // SAFETY: i < n, the extent of ids; blocks write their own rows.
                 unsafe { ids.set(i, id) };
-                prev = id;
+                (prev, last) = (id, h);
             }
         }
-        keys
     }
 
     /// About how many keys there are, from [`SAMPLE`] rows spread evenly,
@@ -541,6 +562,18 @@ impl Words {
         // SAFETY: the element lies in the view's memory (caller), a
         // checked view.
         unsafe { self.place(i, j).read_unaligned() }
+    }
+
+    /// Whether row `i`'s `w` words are row i - 1's.
+    ///
+    /// # Safety
+    /// 0 < i < the view's rows, w <= its columns, and no other thread
+    /// writes them.
+    #[inline(always)]
+    unsafe fn repeats<W: Width>(self, w: W, i: usize) -> bool {
+        // SAFETY: rows i and i - 1 and their w words lie in the view
+        // (caller).
+        (0..w.get()).all(|j| unsafe { self.get(i, j) == self.get(i - 1, j) })
     }
 
     /// Writes element `i` (0 of a 0-d view).

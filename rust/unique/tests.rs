@@ -102,6 +102,12 @@ fn adversarial_keys() {
     all_ways(&rows_of(n, 3, |i, j| ((i as u64 % 5000) << 44) + j as u64), 3, 6000);
     all_ways(&rows_of(n, 4, |_, _| splitmix(&mut s) % 3), 4, 100);
     all_ways(&rows_of(n, 5, |i, j| (i / 7 % 300) as u64 * (j as u64 + 1)), 5, 0);
+    // Few keys spread over the words (numbered by hash), in runs of equal
+    // rows and not.
+    let spread = |i: usize| ((i % 1000) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    all_ways(&rows_of(n, 1, |i, _| spread(i / 3)), 1, 1000);
+    all_ways(&rows_of(n, 1, |i, _| spread(i * 7)), 1, 1001);
+    all_ways(&rows_of(n, 2, |i, j| spread(i / (j + 1)) >> j), 2, 40);
     // Many keys (more than a quarter of the rows, numbered by shares of
     // their hashes on several threads), each met twice to four times.
     let scattered = |i: usize| ((i % 150_000) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -207,24 +213,41 @@ fn declined_from_two_to_the_forty_minus_one_rows() {
     }
 }
 
+/// A find_or_add: a key's number from its hash, words and first row.
+type Find<'a> = dyn FnMut(u64, &dyn Fn(usize) -> u64, u64) -> u64 + 'a;
+
 /// The hash table alone, under hashes chosen: keys of one hash (their tags
 /// equal, so that a window's first match is another key), homes at the
 /// table's end (windows through the copies of its first slots), runs
-/// longer than a window, and growth; each key keeps its number.
+/// longer than a window, and growth; each key keeps its number, through
+/// [`Keys::find_or_add`] and through [`Hot`], which counts its rows.
 #[test]
 fn probes_through_equal_tags_the_table_end_and_growth() {
     let mut s = 12u64;
     let hashes: Vec<u64> = (0..3000u64).map(|i| if i % 3 == 0 { 1023 } else if i % 3 == 1 { splitmix(&mut s) } else { 1022 | i << 40 }).collect();
     let widths: [(usize, &dyn Fn(u64, usize) -> u64); 2] = [(1, &|i, _| i * 7), (3, &|i, j| i << j)];
     for (w, key) in widths {
-        let mut keys = Keys::new(Any(w), true);
-        for round in 0..2 {
-            for (i, &h) in hashes.iter().enumerate() {
-                let id = keys.find_or_add(h, |j| key(i as u64, j), 10 * i as u64);
-                assert_eq!(id, i as u64, "key {i} round {round} w {w}");
+        for hot in [false, true] {
+            let mut keys = Keys::new(Any(w), true);
+            let check = |find: &mut Find| {
+                for round in 0..2 {
+                    for (i, &hash) in hashes.iter().enumerate() {
+                        let id = find(hash, &|j| key(i as u64, j), 10 * i as u64);
+                        assert_eq!(id, i as u64, "key {i} round {round} w {w} hot {hot}");
+                    }
+                }
+            };
+            if hot {
+                let mut h = Hot::new(&mut keys);
+                check(&mut |hash, word, first| h.find_or_add(hash, word, first));
+                assert_eq!(h.again(2999), 2999);
+            } else {
+                check(&mut |hash, word, first| keys.find_or_add(hash, word, first));
             }
+            assert_eq!(keys.len(), hashes.len());
+            assert_eq!(keys.first[2999], 29990);
+            let counted = |id: usize| if hot { 2 + (id == 2999) as u64 } else { 0 };
+            assert!(keys.counts.iter().enumerate().all(|(id, &c)| c == counted(id)), "counts, w {w} hot {hot}");
         }
-        assert_eq!(keys.len(), hashes.len());
-        assert_eq!(keys.first[2999], 29990);
     }
 }
