@@ -375,11 +375,10 @@ impl<'p, E: Elem> Sink<'p, E> {
     /// columns one element apart and its rows one positive step apart.
     pub fn direct_step(&self) -> Option<usize> {
         let (p, g) = (self.plan, &self.plan.dst);
-        if self.scratch.is_some() || p.acc != E::DTYPE || g.dtype != E::DTYPE || g.col_step != Some(1) || g.rows.len() < 2 {
+        if self.scratch.is_some() || p.acc != E::DTYPE || g.dtype != E::DTYPE || g.col_step != Some(1) {
             return None;
         }
-        let step = g.rows[1] - g.rows[0];
-        (step > 0 && g.rows.windows(2).all(|w| w[1] - w[0] == step)).then_some(step as usize)
+        uniform(&g.rows).filter(|&step| step > 0).map(|step| step as usize)
     }
 
     /// The place of output (β, i, j) in dst, where [`Sink::direct_step`]
