@@ -30,5 +30,5 @@ for r in 4 12; do
     awk -F'\t' '{a[$2]+=$1} END {for (k in a) print a[k] "\t" k}' | sort -t$'\t' -k2 >"$tmp/f.$r"
 done
 join -t$'\t' -1 2 -2 2 -a2 -e0 -o '0,1.1,2.1' "$tmp/f.4" "$tmp/f.12" >"$tmp/joined"
-awk -F'\t' '{d = ($3 - $2) / 8000; if (d >= 1) printf "%7.1f  %s\n", d, $1}' "$tmp/joined" | sort -rn | head -"$lines"
+awk -F'\t' '{d = ($3 - $2) / 8000; if (d >= 1) printf "%7.1f  %s\n", d, $1}' "$tmp/joined" | sort -rn | sed -n "1,${lines}p"
 awk -F'\t' '$1 !~ /^=>/ {t += ($3 - $2) / 8000} END {printf "total %.0f instructions a call\n", t}' "$tmp/joined"

@@ -1,7 +1,8 @@
 //! Timing of `sort` in Rust alone (no OCaml boundary):
 //! `cargo test --release --no-default-features --lib sort::bench -- --ignored --nocapture`
-//! (`SORT_THREADS=2` runs on two threads; one by default). The best of
-//! three: CPU time on one thread (which other processes disturb less),
+//! (`SORT_THREADS=2` runs on two threads; one by default; `SORT_ONLY=int64`
+//! runs the cases whose name holds that text; `SORT_REPEAT=n` takes the best
+//! of n runs, 3 by default): CPU time on one thread (which other processes disturb less),
 //! wall-clock on several; the comparisons with numpy are in `bench/`.
 
 use super::*;
@@ -13,6 +14,9 @@ use std::time::Instant;
 /// Times sorts of `shape` along its last axis, keeping `k`, of elements
 /// whose bits `gen` gives.
 fn time(name: &str, d: Dtype, shape: &[usize], k: usize, mut gen: impl FnMut(&mut u64) -> u64) {
+    if std::env::var("SORT_ONLY").is_ok_and(|only| !name.contains(&only)) {
+        return;
+    }
     let size: usize = shape.iter().product();
     let w = d.bytes();
     let mut seed = 7;
@@ -23,7 +27,7 @@ fn time(name: &str, d: Dtype, shape: &[usize], k: usize, mut gen: impl FnMut(&mu
     let mut v = vec![0u8; ksize * w];
     let mut p = vec![0u8; ksize * 8];
     let mem = |b: &mut Vec<u8>| Memory { base: b.as_mut_ptr(), bytes: b.len() };
-    let best = (0..3)
+    let best = (0..std::env::var("SORT_REPEAT").ok().and_then(|r| r.parse().ok()).unwrap_or(3))
         .map(|_| {
             let xv = View::new(Layout::contiguous(d, shape), mem(&mut x)).unwrap();
             let vv = View::new(Layout::contiguous(d, &kshape), mem(&mut v)).unwrap();

@@ -203,25 +203,70 @@ macro_rules! check_float_to_int {
     )*};
 }
 
+/// On the baseline compilation of the casts' loops and on the AVX-512 one.
 #[test]
 fn floats_into_integers_as_rust_casts() {
     let (f32s, f64s) = (f32_sample(20_000), f64_sample(20_000));
     let (f32s, f64s) = (&f32s[..], &f64s[..]);
-    check_float_to_int!(f32s, f64s,
-        Int8 I8 i8, Int16 I16 i16, Int32 I32 i32, Int64 I64 i64,
-        Uint8 U8 u8, Uint16 U16 u16, Uint32 U32 u32, Uint64 U64 u64);
-    // int4 and uint4 saturate at their ends.
-    let Col::I8(v) = cast_col(Dtype::Float32, Dtype::Int4, Col::F32(f32s.to_vec())) else { unreachable!() };
-    assert!(v.iter().zip(f32s).all(|(&o, &x)| o == (x as i8).clamp(-8, 7)));
-    let Col::U8(v) = cast_col(Dtype::Float64, Dtype::Uint4, Col::F64(f64s.to_vec())) else { unreachable!() };
-    assert!(v.iter().zip(f64s).all(|(&o, &x)| o == (x as u8).min(15)));
+    crate::kinds::wide::on_each_compilation(|_| {
+        check_float_to_int!(f32s, f64s,
+            Int8 I8 i8, Int16 I16 i16, Int32 I32 i32, Int64 I64 i64,
+            Uint8 U8 u8, Uint16 U16 u16, Uint32 U32 u32, Uint64 U64 u64);
+        // int4 and uint4 saturate at their ends.
+        let Col::I8(v) = cast_col(Dtype::Float32, Dtype::Int4, Col::F32(f32s.to_vec())) else { unreachable!() };
+        assert!(v.iter().zip(f32s).all(|(&o, &x)| o == (x as i8).clamp(-8, 7)));
+        let Col::U8(v) = cast_col(Dtype::Float64, Dtype::Uint4, Col::F64(f64s.to_vec())) else { unreachable!() };
+        assert!(v.iter().zip(f64s).all(|(&o, &x)| o == (x as u8).min(15)));
+    });
+}
+
+/// Every cast from one of the 21 dtypes into another, of random bits (NaNs
+/// of many payloads, infinities, subnormals, values past every integer's
+/// ends) and of float32's and float64's edges, stores the same bytes from
+/// the baseline compilation of its loop as from the AVX-512 one, over a
+/// vector body and a tail.
+#[test]
+fn every_cast_the_same_on_each_compilation() {
+    let mut r = Rng(0x5eed_ca57_0f_b175);
+    let n = 1000 + 37;
+    let mut bytes: Vec<u8> = (0..n * 16).map(|_| r.next() as u8).collect();
+    let (e32, e64) = (f32_edges(), f64_edges());
+    for (i, chunk) in bytes.chunks_mut(16).enumerate() {
+        // A quarter of the floats are edges, in either of the words read.
+        if i % 4 == 0 {
+            chunk[..4].copy_from_slice(&e32[i / 4 % e32.len()].to_le_bytes());
+            chunk[8..].copy_from_slice(&e64[i / 4 % e64.len()].to_le_bytes());
+        }
+    }
+    let src = Memory { base: bytes.as_mut_ptr(), bytes: bytes.len() };
+    for from in Dtype::ALL {
+        let mut x = Col::new(from, n);
+        // SAFETY: n elements of at most 16 bytes lie in the n * 16 bytes.
+        unsafe { memio::load(src, from, 0, 1, n, &mut x.as_mut()) };
+        for to in Dtype::ALL {
+            let stored = std::cell::RefCell::new(Vec::new());
+            crate::kinds::wide::on_each_compilation(|isa| {
+                let out = cast_col(from, to, x.clone());
+                let mut mem = vec![0u8; n * 16];
+                let m = Memory { base: mem.as_mut_ptr(), bytes: mem.len() };
+                // SAFETY: as for the load.
+                unsafe { memio::store(m, to, 0, 1, n, &out.as_ref()) };
+                stored.borrow_mut().push((isa.to_string(), mem));
+            });
+            let stored = stored.into_inner();
+            for (isa, mem) in &stored[1..] {
+                assert!(*mem == stored[0].1, "{} -> {}: {isa} differs from {}", from.name(), to.name(), stored[0].0);
+            }
+        }
+    }
 }
 
 /// Every float32 pattern, a tenth of them by a stride prime to 2, into
-/// every integer width, against `as`.
+/// every integer width, against `as`, on each compilation of the casts'
+/// loops.
 #[test]
 fn float32_sweep_into_integers() {
-    sweep_f32_into_integers(11);
+    crate::kinds::wide::on_each_compilation(|_| sweep_f32_into_integers(11));
 }
 
 /// As [`float32_sweep_into_integers`], every pattern: `cargo test --release

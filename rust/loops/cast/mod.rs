@@ -17,6 +17,7 @@ use crate::loops::column::{wrap_i4, ColMut, ColRef, Column, C32, C64};
 use crate::core::dtype::{Dtype, Family};
 use crate::each_col;
 use crate::core::narrow::Narrow;
+use crate::kinds::wide::widest;
 
 /// A register scalar's view as a truth value, a float64 and the pair of
 /// parts, which the conversions start from.
@@ -65,10 +66,19 @@ impl Source for C64 {
     }
 }
 
+/// `f` of each of `x`'s first `n` values into `out`, the loop compiled for
+/// AVX-512 too ([`widest`]): a cast's steps (IEEE conversions, comparisons,
+/// selects) give the same bits on either.
+#[inline(always)]
 fn each<T: Copy, U>(x: &[T], out: &mut [U], n: usize, f: impl Fn(T) -> U) {
-    for (o, &a) in out[..n].iter_mut().zip(&x[..n]) {
-        *o = f(a);
-    }
+    widest(
+        |out: &mut [U]| {
+            for (o, &a) in out[..n].iter_mut().zip(&x[..n]) {
+                *o = f(a);
+            }
+        },
+        out,
+    )
 }
 
 /// A real register type as Rust's `as` converts a float into it: rounded to

@@ -31,8 +31,12 @@ fn cases() -> Vec<Case> {
         ];
         Prog::new(vec![d, d, d], nodes, vec![4]).unwrap()
     };
+    let cast = Prog::new(vec![f32], vec![Node::Load(0), Node::Cast(Dtype::Int32, 0)], vec![1]).unwrap();
     vec![
         ("add", add(f32), f32, false, 32),
+        ("cast", cast.clone(), f32, false, 316),
+        ("cast", cast.clone(), f32, false, 3162),
+        ("cast.T", cast, f32, true, 316),
         ("add", add(f32), f32, false, 316),
         ("exp", exp(f32), f32, false, 316),
         ("add.T", add(f32), f32, true, 32),
@@ -94,7 +98,8 @@ fn bench() {
             .iter_mut()
             .enumerate()
             .map(|(k, b)| {
-                let mut l = Layout::contiguous(d, &[side, side]);
+                // The destination of the program's output dtype.
+                let mut l = Layout::contiguous(if k == 0 { prog.dtypes[prog.outputs[0]] } else { d }, &[side, side]);
                 if transposed && k > 0 {
                     l.strides.reverse();
                 }
