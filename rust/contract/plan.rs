@@ -462,12 +462,12 @@ fn store<E: Elem>(p: &Plan, vals: &[E], step: Option<isize>, at: impl Fn(usize) 
     let mut owned: Option<Col> = None;
     if p.acc != E::DTYPE {
         let mut acc = Col::new(p.acc, n);
-        cast(E::DTYPE, p.acc, &E::column(vals), &mut acc.as_mut(), n);
+        cast(E::DTYPE, p.acc, &E::column(vals), &mut acc.as_mut(), n, false);
         owned = Some(acc);
     }
     if p.dst.dtype != p.acc {
         let mut out = Col::new(p.dst.dtype, n);
-        cast(p.acc, p.dst.dtype, &owned.as_ref().map_or_else(|| E::column(vals), Col::as_ref), &mut out.as_mut(), n);
+        cast(p.acc, p.dst.dtype, &owned.as_ref().map_or_else(|| E::column(vals), Col::as_ref), &mut out.as_mut(), n, false);
         owned = Some(out);
     }
     let col = owned.as_ref().map_or_else(|| E::column(vals), Col::as_ref);

@@ -98,7 +98,7 @@ fn element(l: &Layout, ix: &[usize]) -> isize {
 /// Stores one value, cast from complex128 (which holds it), at element `at`.
 fn put(mem: Memory, d: Dtype, at: isize, v: C64) {
     let mut out = Col::new(d, 1);
-    cast(Dtype::Complex128, d, &Col::C64(vec![v]).as_ref(), &mut out.as_mut(), 1);
+    cast(Dtype::Complex128, d, &Col::C64(vec![v]).as_ref(), &mut out.as_mut(), 1, false);
     // SAFETY: the tests' layouts lie in their buffers.
     unsafe { memio::store(mem, d, at, 1, 1, &out.as_ref()) };
 }
@@ -106,7 +106,7 @@ fn put(mem: Memory, d: Dtype, at: isize, v: C64) {
 /// Stores one integer, cast from int64, at element `at`.
 fn put_int(mem: Memory, d: Dtype, at: isize, v: i64) {
     let mut out = Col::new(d, 1);
-    cast(Dtype::Int64, d, &Col::I64(vec![v]).as_ref(), &mut out.as_mut(), 1);
+    cast(Dtype::Int64, d, &Col::I64(vec![v]).as_ref(), &mut out.as_mut(), 1, false);
     // SAFETY: as in `put`.
     unsafe { memio::store(mem, d, at, 1, 1, &out.as_ref()) };
 }
@@ -117,7 +117,7 @@ fn get(mem: Memory, d: Dtype, at: isize, to: Dtype) -> Col {
     // SAFETY: as in `put`.
     unsafe { memio::load(mem, d, at, 1, 1, &mut x.as_mut()) };
     let mut out = Col::new(to, 1);
-    cast(d, to, &x.as_ref(), &mut out.as_mut(), 1);
+    cast(d, to, &x.as_ref(), &mut out.as_mut(), 1, false);
     out
 }
 
@@ -181,9 +181,9 @@ impl Rng {
         };
         // Round into the dtype, so that the logical value is the stored one.
         let mut col = Col::new(d, 1);
-        cast(Dtype::Complex128, d, &Col::C64(vec![c]).as_ref(), &mut col.as_mut(), 1);
+        cast(Dtype::Complex128, d, &Col::C64(vec![c]).as_ref(), &mut col.as_mut(), 1, false);
         let mut back = Col::new(Dtype::Complex128, 1);
-        cast(d, Dtype::Complex128, &col.as_ref(), &mut back.as_mut(), 1);
+        cast(d, Dtype::Complex128, &col.as_ref(), &mut back.as_mut(), 1, false);
         if let Col::C64(v) = back {
             c = v[0];
         }
@@ -428,7 +428,7 @@ fn reference<T: Acc>(c: &Case, s: &Setup, chain: bool) -> Vec<Col> {
                 init.map_or(l, |i| T::add(l, i))
             };
             let mut out = Col::new(c.dd, 1);
-            cast(T::DTYPE, c.dd, &sum.col().as_ref(), &mut out.as_mut(), 1);
+            cast(T::DTYPE, c.dd, &sum.col().as_ref(), &mut out.as_mut(), 1, false);
             out
         })
         .collect()
@@ -741,7 +741,7 @@ fn elements_enter_the_acc_as_cast_casts_them() {
                         ($t:ty) => {{
                             let v: $t = unsafe { elem::reader::<$t>(src)(mem.base, 1, acc) };
                             let mut o = Col::new(acc, 1);
-                            cast(<$t as Elem>::DTYPE, acc, &<$t as Elem>::column(&[v]), &mut o.as_mut(), 1);
+                            cast(<$t as Elem>::DTYPE, acc, &<$t as Elem>::column(&[v]), &mut o.as_mut(), 1, false);
                             o
                         }};
                     }

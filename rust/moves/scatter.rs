@@ -170,6 +170,10 @@ pub fn plan(c: Combine, unique: bool, axis: usize, dst: View, into: View, idx: V
 /// targets.
 const AHEAD: isize = 16;
 
+/// Positions of a slice read to tell whether they climb
+/// ([`Scatter::climbs`]).
+const CLIMB: usize = 256;
+
 /// Where a slice's elements start in the destination, the positions and
 /// the updates.
 #[derive(Clone, Copy)]
@@ -273,13 +277,39 @@ impl Scatter {
 
     /// Combines updates `js` of slices `s0..s1` whose positions lie in
     /// `ps` into the destination, their targets prefetched where the
-    /// call's exceed the cache.
+    /// call's exceed the cache, unless the first slice's positions climb
+    /// ([`Scatter::climbs`]).
     fn part(&self, (s0, s1): (usize, usize), ps: (usize, usize), js: (usize, usize)) {
-        if self.far {
+        let mut first = None;
+        if self.far && s0 < s1 {
+            self.slices(s0, s0 + 1, |s| first = Some(s));
+        }
+        if first.is_some_and(|s| !self.climbs(s, js)) {
             self.part_of::<true>(s0, s1, ps, js)
         } else {
             self.part_of::<false>(s0, s1, ps, js)
         }
+    }
+
+    /// Whether the first [`CLIMB`] positions of updates `js` of slice `s`
+    /// (all of them, if fewer) each reach no lower than the one before and
+    /// less than two cache lines of the destination's elements above it:
+    /// targets that the hardware's prefetcher, following the lines that
+    /// they read one after the other, fetches in time, so that prefetching
+    /// each costs instructions and saves nothing (scatter_set of sorted
+    /// positions into 10M float32 on one thread: 1.75 ms with prefetches,
+    /// 1.45 without).
+    fn climbs(&self, s: Slice, (j0, j1): (usize, usize)) -> bool {
+        let si = self.idx.layout.strides[self.axis];
+        let sd = self.dst.layout.strides[self.axis].unsigned_abs().max(1);
+        let lines = (1024 / (sd * self.dst.layout.dtype.bits()).max(1)).max(1) as u64;
+        let at = |k: usize| {
+            // SAFETY: k < j1, so the position lies in the positions'
+            // checked layout.
+            unsafe { <u64 as Slot>::get(self.idx.memory.base, s.i + k as isize * si) }
+        };
+        let end = j1.min(j0 + CLIMB);
+        self.dst.layout.strides[self.axis] > 0 && (j0 + 1..end).all(|k| at(k).wrapping_sub(at(k - 1)) < lines)
     }
 
     /// [`Scatter::part`], the targets prefetched where `PF`.

@@ -175,7 +175,7 @@ fn check_runs<T: Copy + Debug, U: Bits + Default>(
 fn cast_col(from: Dtype, to: Dtype, x: Col) -> Col {
     let n = x.len();
     let mut out = Col::new(to, n);
-    super::cast(from, to, &x.as_ref(), &mut out.as_mut(), n);
+    super::cast(from, to, &x.as_ref(), &mut out.as_mut(), n, true);
     out
 }
 
@@ -298,7 +298,7 @@ fn sweep_f32_into_integers(stride: u64) {
         let Col::F32(v) = &x else { unreachable!() };
         let v = &v[..n];
         for (d, out) in outs.iter_mut() {
-            super::cast(Dtype::Float32, *d, &x.as_ref(), &mut out.as_mut(), n);
+            super::cast(Dtype::Float32, *d, &x.as_ref(), &mut out.as_mut(), n, true);
             let ok = match &*out {
                 Col::I8(o) => o.iter().zip(v).all(|(&o, &x)| o == x as i8),
                 Col::I16(o) => o.iter().zip(v).all(|(&o, &x)| o == x as i16),
@@ -591,7 +591,7 @@ fn source(d: Dtype, n: usize, step: usize) -> Vec<u8> {
         *x = ((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 6e4;
     }
     let mut out = Col::new(d, elems);
-    crate::loops::cast::cast(Dtype::Float64, d, &col.as_ref(), &mut out.as_mut(), elems);
+    crate::loops::cast::cast(Dtype::Float64, d, &col.as_ref(), &mut out.as_mut(), elems, true);
     out.as_mut().settle(d, elems);
     let m = Memory { base: mem.as_mut_ptr(), bytes: mem.len() };
     // SAFETY: elements 0..elems of `d` lie in `mem`, sized for them.
@@ -620,7 +620,7 @@ fn time_cast(from: Dtype, to: Dtype, src_step: isize, dst_step: isize, n: usize,
                 // buffers, sized for n elements at these steps.
                 unsafe { memio::load(sm, from, start(j, src_step), src_step, k, &mut a.as_mut()) };
                 a.as_mut().settle(from, k);
-                crate::loops::cast::cast(from, to, &a.as_ref(), &mut b.as_mut(), k);
+                crate::loops::cast::cast(from, to, &a.as_ref(), &mut b.as_mut(), k, true);
                 b.as_mut().settle(to, k);
                 // SAFETY: as above.
                 unsafe { memio::store(dm, to, start(j, dst_step), dst_step, k, &b.as_ref()) };

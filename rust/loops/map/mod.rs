@@ -643,6 +643,12 @@ struct Loop {
     /// columns in turn, so each line (and page) a strided operand brings in
     /// serves the rows of the block before it leaves the caches.
     block: usize,
+    /// Whether casts may take their loop's AVX-512 compilation
+    /// ([`cast::cast`]): where the operands fit the caches
+    /// ([`Tiling::Cached`], [`Tiling::CachedInPlace`]). Streaming from
+    /// memory, the baseline's ran faster (float32 into int32 over 10M
+    /// elements, on one thread of a Zen 5: 1.72 ms against 1.84).
+    wide_casts: bool,
 }
 
 impl Loop {
@@ -710,6 +716,7 @@ impl Loop {
             prefetches,
             stack,
             block: if strided && r > 0 && stack == 1 { BLOCK_ROWS } else { 1 },
+            wide_casts: matches!(tiling, Tiling::Cached | Tiling::CachedInPlace),
         }
     }
 
@@ -998,7 +1005,7 @@ impl Loop {
                         out.settle(prog.dtypes[i], n);
                     }
                     Node::Where(c, x, y) => ops::select(&arg(c), &arg(x), &arg(y), &mut out, n),
-                    Node::Cast(d, x) => cast::cast(prog.dtypes[x], d, &arg(x), &mut out, n),
+                    Node::Cast(d, x) => cast::cast(prog.dtypes[x], d, &arg(x), &mut out, n, self.wide_casts),
                 }
             }
             for (d, &o) in prog.outputs.iter().enumerate() {

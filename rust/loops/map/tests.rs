@@ -102,7 +102,7 @@ fn reference(prog: &Prog, dsts: &[View], loads: &[View]) {
                 Node::Unary(k, x) => ops::unary(k, &done[x].as_ref(), &mut out.as_mut(), 1),
                 Node::Binary(k, x, y) => ops::binary(k, prog.dtypes[x], &done[x].as_ref(), &done[y].as_ref(), &mut out.as_mut(), 1),
                 Node::Where(c, x, y) => ops::select(&done[c].as_ref(), &done[x].as_ref(), &done[y].as_ref(), &mut out.as_mut(), 1),
-                Node::Cast(d, x) => cast::cast(prog.dtypes[x], d, &done[x].as_ref(), &mut out.as_mut(), 1),
+                Node::Cast(d, x) => cast::cast(prog.dtypes[x], d, &done[x].as_ref(), &mut out.as_mut(), 1, false),
             }
             out.as_mut().settle(prog.dtypes[i], 1);
         }

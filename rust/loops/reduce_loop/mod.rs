@@ -744,7 +744,7 @@ unsafe fn store_one(from: Dtype, mem: Memory, at: isize, dst: &View) {
     let [x, y] = &mut cols[..] else { unreachable!("two columns taken") };
     // SAFETY: as this function's contract.
     unsafe { memio::load(mem, from, at, 0, 1, &mut x.as_mut()) };
-    cast::cast(from, to, &x.as_ref(), &mut y.as_mut(), 1);
+    cast::cast(from, to, &x.as_ref(), &mut y.as_mut(), 1, false);
     // SAFETY: the destination's one element, at its offset, lies in its
     // checked layout; the call's claims keep other calls off it.
     unsafe { memio::store(dst.memory, to, dst.layout.offset as isize, 0, 1, &y.as_ref()) };
