@@ -1,9 +1,9 @@
 //! The slice forms compiled twice: for the crate's baseline (AVX2 on
 //! x86-64), and once more for AVX-512, which a call takes where the CPU has
 //! it; [`widest`] does the same for one call of a hot loop elsewhere (the
-//! reductions' Max and Min block passes, which Arg shares, and the loop of
-//! a cast between register types in `map`, which on AVX-512 takes half
-//! the time where its operands lie in cache).
+//! reductions' Max and Min block passes, which Arg shares). A cast between
+//! register types in `map` compiles itself twice the same way
+//! (`loops::cast::cast`), where its operands lie in cache.
 //!
 //! A slice form's body is a plain loop of `#[inline(always)]` functions;
 //! [`slice_form`] declares it once and compiles it a second time inside a
@@ -54,7 +54,7 @@ pub(super) use slice_form;
 /// `f(a)`, compiled for AVX-512 (F, VL, DQ, BW) where [`avx512`] says the
 /// CPU has it, for the crate's baseline otherwise: how a hot loop outside
 /// the slice forms (the reductions' Max and Min passes over a block, which
-/// Arg's share; a cast's loop) takes the wider vectors. `f` should be an `#[inline(always)]` function,
+/// Arg's share) takes the wider vectors. `f` should be an `#[inline(always)]` function,
 /// or a closure of such calls, so that the AVX-512 compilation holds it
 /// whole; its bits are the baseline's, as for the slice forms.
 #[inline(always)]

@@ -38,9 +38,11 @@
 //!
 //! Where the slices' targets exceed the largest cache, each update's
 //! target is prefetched [`AHEAD`] updates before it is combined, so that
-//! the misses overlap; where they fit it, the prefetches were measured to
-//! cost more than they save (the loop stalled at them, likely waiting for
-//! their addresses' translation).
+//! the misses overlap, unless the positions climb through the targets a
+//! line or so at a time, which the hardware's prefetcher follows
+//! ([`Scatter::climbs`]); where the targets fit the cache, the prefetches
+//! were measured to cost more than they save (the loop stalled at them,
+//! likely waiting for their addresses' translation).
 //!
 //! A narrow float's Add summing each slice on one thread keeps a float32
 //! sum for each target, and a byte that says whether the target has one
