@@ -2,8 +2,8 @@
 //! x86-64), and once more for AVX-512, which a call takes where the CPU has
 //! it; [`widest`] does the same for one call of a hot loop elsewhere (the
 //! reductions' Max and Min block passes, which Arg shares). A cast between
-//! register types in `map` compiles itself twice the same way
-//! (`loops::cast::cast`), where its operands lie in cache.
+//! register types in `map` is a slice form too (`loops::cast::cast`),
+//! taken where its operands lie in cache.
 //!
 //! A slice form's body is a plain loop of `#[inline(always)]` functions;
 //! [`slice_form`] declares it once and compiles it a second time inside a
@@ -49,7 +49,7 @@ macro_rules! slice_form {
         }
     };
 }
-pub(super) use slice_form;
+pub(crate) use slice_form;
 
 /// `f(a)`, compiled for AVX-512 (F, VL, DQ, BW) where [`avx512`] says the
 /// CPU has it, for the crate's baseline otherwise: how a hot loop outside

@@ -227,7 +227,7 @@ fn floats_into_integers_as_rust_casts() {
 /// vector body and a tail.
 #[test]
 fn every_cast_the_same_on_each_compilation() {
-    let mut r = Rng(0x5eed_ca57_0f_b175);
+    let mut r = Rng(0x5eed_ca57_f00d_b175);
     let n = 1000 + 37;
     let mut bytes: Vec<u8> = (0..n * 16).map(|_| r.next() as u8).collect();
     let (e32, e64) = (f32_edges(), f64_edges());

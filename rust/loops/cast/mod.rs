@@ -316,26 +316,25 @@ macro_rules! from_any {
 /// least twice the target's and two more.
 ///
 /// Where `wide`, the cast runs its AVX-512 compilation where the CPU has
-/// it (as [`crate::kinds::wide::widest`] runs a loop's), of the same bits:
+/// it (a slice form, `kinds::wide::slice_form`), of the same bits:
 /// its steps are IEEE conversions, comparisons, selects and integer
 /// arithmetic, which the instruction set does not change. In cache, float32
 /// into int32 took 6.2 µs over 100K elements against 9.2 on the baseline's.
 /// A loop streaming from memory passes false: there the baseline's ran
 /// faster.
 pub fn cast(from: Dtype, to: Dtype, x: &ColRef, out: &mut ColMut, n: usize, wide: bool) {
-    #[cfg(target_arch = "x86_64")]
-    if wide && crate::core::isa::avx512() {
-        // Not through `widest`: its closure, holding every cast, would not
-        // be inlined into the AVX-512 compilation.
-        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw")]
-        fn avx512(from: Dtype, to: Dtype, x: &ColRef, out: &mut ColMut, n: usize) {
-            cast_here(from, to, x, out, n)
-        }
-        // SAFETY: `avx512()` detected every feature that `avx512` enables
-        // on the CPU that runs it.
-        return unsafe { avx512(from, to, x, out, n) };
+    if wide {
+        cast_widest(from, to, x, out, n)
+    } else {
+        cast_here(from, to, x, out, n)
     }
-    cast_here(from, to, x, out, n)
+}
+
+crate::kinds::wide::slice_form! {
+    /// [`cast_here`] in the compilation the CPU takes.
+    fn cast_widest(from: Dtype, to: Dtype, x: &ColRef, out: &mut ColMut, n: usize) {
+        cast_here(from, to, x, out, n)
+    }
 }
 
 /// [`cast`]'s body, compiled into each of its compilations.
