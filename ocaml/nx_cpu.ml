@@ -117,22 +117,30 @@ let reduction p ~call ~first loads =
   let view_words, buffers = call_views (Iarray.of_list first) loads in
   (reduction_raw (Nx_kernel.Prog.words p) view_words (pads loads) (words call) buffers)
 
+(* The kernels check every call in full (Nx_kernel.reduce_refusal's rules
+   and the layouts against their buffers) before any write, as map's do: a
+   small reduction spends most of its time outside its kernel. An Arg of
+   Sum or Prod, which has no code, is refused here in reduce_refusal's
+   words. *)
 let reduce p ~shape ~axes rs ~dsts loads =
-  match Nx_kernel.reduce_refusal p ~shape ~axes rs ~dsts loads with
-  | Some why -> Nx_array.Refused ("nx.cpu reduce: " ^ why)
-  | None ->
-      let n = Iarray.length shape and m = Iarray.length axes and q = Iarray.length rs in
-      let b = Bytes.create (8 * (4 + n + m + (2 * q))) in
-      let put i x = Bytes.set_int64_le b (8 * i) (Int64.of_int x) in
-      put 0 0;
-      put 1 n;
-      Iarray.iteri (fun i x -> put (2 + i) x) shape;
-      put (2 + n) m;
-      Iarray.iteri (fun i x -> put (3 + n + i) x) axes;
-      put (3 + n + m) q;
-      Iarray.iteri (fun i (r, k) -> put (4 + n + m + (2 * i)) (reduction_code r); put (5 + n + m + (2 * i)) k) rs;
-      let view_words, buffers = call_views dsts loads in
-      (reduction_raw (Nx_kernel.Prog.words p) view_words (pads loads) b buffers)
+  let uncoded = function Nx_kernel.Arg (Sum | Prod), _ -> true | _ -> false in
+  if Iarray.exists uncoded rs then
+    Nx_array.Refused
+      ("nx.cpu reduce: "
+      ^ Option.value ~default:"an Arg of Sum or Prod" (Nx_kernel.reduce_refusal p ~shape ~axes rs ~dsts loads))
+  else
+    let n = Iarray.length shape and m = Iarray.length axes and q = Iarray.length rs in
+    let b = Bytes.create (8 * (4 + n + m + (2 * q))) in
+    let put i x = Bytes.set_int64_le b (8 * i) (Int64.of_int x) in
+    put 0 0;
+    put 1 n;
+    Iarray.iteri (fun i x -> put (2 + i) x) shape;
+    put (2 + n) m;
+    Iarray.iteri (fun i x -> put (3 + n + i) x) axes;
+    put (3 + n + m) q;
+    Iarray.iteri (fun i (r, k) -> put (4 + n + m + (2 * i)) (reduction_code r); put (5 + n + m + (2 * i)) k) rs;
+    let view_words, buffers = call_views dsts loads in
+    (reduction_raw (Nx_kernel.Prog.words p) view_words (pads loads) b buffers)
 
 let scan ?carry p ~axis (r, k) ~dsts loads =
   match Nx_kernel.scan_refusal ?carry p ~axis (r, k) ~dsts loads with

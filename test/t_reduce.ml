@@ -180,6 +180,44 @@ let refusals () =
     (Nx_cpu.scan ~carry:(Any z) p ~axis:1 (K.Logsumexp, 0) ~dsts:(ia [ Any (create Dtype.Float32 [| 3; 4 |]) ]) (plain x));
   Alcotest.(check bool) "untouched" true (String.equal before (Support.bytes_of_buffer (buffer z)))
 
+(* Nx_cpu.reduce leaves the checks to the kernels: it must refuse exactly
+   the calls Nx_kernel.reduce_refusal refuses, over every combination of a
+   few programs, shapes, axes, reductions, destinations and loads, good and
+   bad (every destination its own array: overlapping ones are the layout
+   rules' refusal, not the loop's). *)
+let refuses_as_reduce_refusal () =
+  let x32 = init Dtype.Float32 [| 3; 4 |] (fun _ -> 1.) and xi = init Dtype.Int32 [| 3; 4 |] (fun _ -> 1l) in
+  let progs = [ load_prog Dtype.Float32; load_prog Dtype.Int32 ] in
+  let shapes = [ [ 3; 4 ]; [ 3; 5 ]; []; [ 0; 4 ] ] in
+  let axess = [ []; [ 0 ]; [ 1 ]; [ 0; 1 ]; [ 1; 1 ]; [ 2 ]; [ -1 ] ] in
+  let rss =
+    [ []; [ (K.Monoid K.Sum, 0) ]; [ (K.Arg K.Max, 0) ]; [ (K.Moments, 0) ]; [ (K.Logsumexp, 0) ];
+      [ (K.Monoid K.Max, 1) ]; [ (K.Arg K.Sum, 0) ]; [ (K.Monoid K.Sum, 0); (K.Monoid K.Min, 0) ] ]
+  in
+  let dstss =
+    [ []; [ (Dtype.Any Dtype.Float32, [| 3 |]) ]; [ (Dtype.Any Dtype.Float32, [| 4 |]) ];
+      [ (Dtype.Any Dtype.Float32, [||]) ]; [ (Dtype.Any Dtype.Int32, [| 3 |]) ];
+      [ (Dtype.Any Dtype.Float32, [| 3 |]); (Dtype.Any Dtype.Int64, [| 3 |]) ];
+      [ (Dtype.Any Dtype.Float32, [| 3 |]); (Dtype.Any Dtype.Float32, [| 3 |]) ] ]
+  in
+  let loadss = [ []; [ Any x32 ]; [ Any xi ]; [ Any x32; Any x32 ] ] in
+  let fresh (Dtype.Any d, s) = Any (create d s) in
+  let calls = ref 0 and refused = ref 0 in
+  List.iter (fun p -> List.iter (fun shape -> List.iter (fun axes -> List.iter (fun rs -> List.iter (fun dsts ->
+    List.iter (fun loads ->
+      let shape = ia shape and axes = ia axes and rs = ia rs and dsts = ia (List.map fresh dsts) in
+      let loads = ia (List.map (fun a -> K.Plain a) loads) in
+      let want = K.reduce_refusal p ~shape ~axes rs ~dsts loads in
+      let got = Nx_cpu.reduce p ~shape ~axes rs ~dsts loads in
+      incr calls;
+      (match (want, got) with
+       | Some _, Refused _ -> incr refused
+       | None, Done -> ()
+       | Some why, a -> Alcotest.failf "reduce_refusal refuses (%s) but the call answers %s" why (Support.show_answer a)
+       | None, a -> Alcotest.failf "reduce_refusal accepts but the call answers %s" (Support.show_answer a)))
+      loadss) dstss) rss) axess) shapes) progs;
+  Alcotest.(check bool) "some calls accepted, most refused" true (!refused > 0 && !refused < !calls)
+
 let tests =
   [ ("sums along each axis are lane order, any threads or layout", `Quick, sums_by_axis);
     ("a sum of 3M terms", `Quick, long_sum);
@@ -187,7 +225,8 @@ let tests =
     ("Arg: first NaN, first of ties", `Quick, arg_rules);
     ("Moments and Logsumexp with a large offset", `Quick, moments_and_logsumexp);
     ("cumsum by chunks, and a carry", `Quick, cumsum_and_carry);
-    ("refusals leave destinations untouched", `Quick, refusals) ]
+    ("refusals leave destinations untouched", `Quick, refusals);
+    ("reduce refuses exactly what reduce_refusal refuses", `Quick, refuses_as_reduce_refusal) ]
 
 (* Every dtype reduces in its carrier: bool and sub-byte integers count,
    narrow floats sum in float32 and round once, complex sums part by part. *)

@@ -148,7 +148,7 @@ fn check_dst(d: &View, i: usize, shape: &[usize], position: bool) -> Result<(), 
         return Err(format!("destination {i} has shape {:?}, not {shape:?}", d.layout.shape));
     }
     if position && d.layout.dtype != Dtype::Int64 {
-        return Err(format!("destination {i} holds positions but is {}", d.layout.dtype.name()));
+        return Err(format!("destination {i} holds positions but is {}, not int64", d.layout.dtype.name()));
     }
     if map::self_overlaps(&d.layout) {
         return Err(format!("destination {i} maps several indices to one element"));
