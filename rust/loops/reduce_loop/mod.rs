@@ -740,6 +740,21 @@ fn store(held: &Held, dst: &View) -> Result<(), String> {
 /// Element `at` of `mem` holds a value of `from`.
 unsafe fn store_one(from: Dtype, mem: Memory, at: isize, dst: &View) {
     let to = dst.layout.dtype;
+    if from == to && column::bitwise(from) {
+        // The cast of a dtype its register type holds bit for bit into
+        // itself keeps the bits: the element's bytes are copied, without
+        // the columns (a small reduction's fixed cost).
+        let size = from.bytes();
+        // SAFETY: element `at` of `mem` holds a value of `from` (this
+        // function's contract) and the destination's one element, at its
+        // offset, lies in its checked layout, `size` bytes each; the
+        // call's claims keep other calls off it. `copy` allows the two to
+        // be one (a result held in its destination).
+        unsafe {
+            std::ptr::copy(mem.base.offset(at * size as isize), dst.memory.base.add(dst.layout.offset * size), size)
+        };
+        return;
+    }
     let mut cols = column::take_all(&[from, to], |_| 1);
     let [x, y] = &mut cols[..] else { unreachable!("two columns taken") };
     // SAFETY: as this function's contract.
