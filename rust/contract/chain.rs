@@ -52,14 +52,13 @@ fn blocking<E: Elem>(mk: Micro<E>, nb: usize, m: usize, n: usize, k: usize, thre
     let c = crate::core::caches::sizes();
     let size = std::mem::size_of::<E>();
     let (mr, nr) = (mk.mr, mk.nr);
-    let ev = |n: &str| std::env::var(n).ok().map(|v| v.parse::<usize>().unwrap());
-    let kc = ev("TKC").unwrap_or((c.l1 / 2 / (nr * size)).clamp(32, 1024)).min(k.max(1));
+    let kc = (c.l1 / 2 / (nr * size)).clamp(32, 1024).min(k.max(1));
     // The extent cut into as few tiles of at most `cap` as can be, of
     // about one size, whole panels each.
     let even = |extent: usize, cap: usize, panel: usize| extent.div_ceil(extent.div_ceil(cap).max(1)).div_ceil(panel) * panel;
     let pm = m.div_ceil(mr);
-    let mut ti = pm.div_ceil(ev("TMC").unwrap_or(c.l2 / 2 / (kc * size)).div_ceil(mr).max(1));
-    let mut nc = even(n, ev("TNC").unwrap_or((c.l3 / 4 / (kc * size)) / nr).max(1) * nr, nr);
+    let mut ti = pm.div_ceil((c.l2 / 2 / (kc * size)).div_ceil(mr).max(1));
+    let mut nc = even(n, ((c.l3 / 4 / (kc * size)) / nr).max(1) * nr, nr);
     let packed_b = nb.saturating_mul(k).saturating_mul(n.div_ceil(nr) * nr).saturating_mul(size);
     let can_share = packed_b <= 64 << 20;
     let want = if can_share && threads > 1 { 4 * threads } else { 2 * threads };
