@@ -180,15 +180,32 @@ type any = Any : ('v, 's) t -> any
 
 let fail fmt = Printf.ksprintf invalid_arg fmt
 
+(* A copy of an int array: one of rank 4 or less built in place, without
+   the runtime call [Array.copy] makes (a small call copies a few shapes). *)
+let copy_ints a =
+  match a with
+  | [||] -> [||]
+  | [| x |] -> [| x |]
+  | [| x; y |] -> [| x; y |]
+  | [| x; y; z |] -> [| x; y; z |]
+  | [| x; y; z; w |] -> [| x; y; z; w |]
+  | a -> Array.copy a
+
 let contiguous_strides shape =
-  let n = Array.length shape in
-  let s = Array.make n 0 in
-  let step = ref 1 in
-  for a = n - 1 downto 0 do
-    s.(a) <- !step;
-    step := !step * max 1 shape.(a)
-  done;
-  s
+  match shape with
+  | [||] -> [||]
+  | [| _ |] -> [| 1 |]
+  | [| _; y |] -> [| max 1 y; 1 |]
+  | [| _; y; z |] -> [| max 1 y * max 1 z; max 1 z; 1 |]
+  | _ ->
+      let n = Array.length shape in
+      let s = Array.make n 0 in
+      let step = ref 1 in
+      for a = n - 1 downto 0 do
+        s.(a) <- !step;
+        step := !step * max 1 shape.(a)
+      done;
+      s
 
 (* Whether an extent of [shape] is 0, compared as ints: [Array.mem] calls
    the generic comparison on each extent. *)
@@ -216,14 +233,25 @@ let view dtype ~shape ~strides ~offset buffer =
       fail "Nx_array.view: elements %d to %d of a buffer of %d %s elements" !lo !hi
         extent (Dtype.name dtype)
   end;
-  { dtype; buffer; shape = Array.copy shape; strides = Array.copy strides; offset }
+  { dtype; buffer; shape = copy_ints shape; strides = copy_ints strides; offset }
 
 let size_of shape = Array.fold_left ( * ) 1 shape
 
+(* Built directly: a fresh contiguous layout lies in its buffer, so [view]'s
+   checks have nothing to find. *)
 let create dtype shape =
-  Array.iteri (fun a n -> if n < 0 then fail "Nx_array.create: axis %d has extent %d" a n) shape;
-  let bytes = ((size_of shape * Dtype.bits dtype) + 7) / 8 in
-  view dtype ~shape ~strides:(contiguous_strides shape) ~offset:0 (Buffer.create bytes)
+  let size = ref 1 in
+  for a = 0 to Array.length shape - 1 do
+    let n = shape.(a) in
+    if n < 0 then fail "Nx_array.create: axis %d has extent %d" a n;
+    if n > 0 && !size > max_int / n then fail "Nx_array.create: the element count overflows at axis %d" a;
+    size := !size * n
+  done;
+  if !size > (max_int - 7) / Dtype.bits dtype then
+    fail "Nx_array.create: %d elements of %d bits overflow the byte count" !size (Dtype.bits dtype);
+  let bytes = ((!size * Dtype.bits dtype) + 7) / 8 in
+  let shape = copy_ints shape in
+  { dtype; buffer = Buffer.create bytes; shape; strides = contiguous_strides shape; offset = 0 }
 
 let zeros dtype shape =
   let a = create dtype shape in
@@ -231,8 +259,8 @@ let zeros dtype shape =
   a
 
 let dtype a = a.dtype
-let shape a = Array.copy a.shape
-let strides a = Array.copy a.strides
+let shape a = copy_ints a.shape
+let strides a = copy_ints a.strides
 let offset a = a.offset
 let buffer a = a.buffer
 let rank a = Array.length a.shape

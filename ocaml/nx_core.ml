@@ -149,64 +149,72 @@ module Make (K : Nx_kernel.S) = struct
         String.sub m (i + 2) (String.length m - i - 2)
     | _ -> m
 
-  (* A program's node as the cache of programs compares it: a constant by
-     its dtype and bits, so that 0. and -0. (equal to [=]) and NaNs (equal
-     to nothing) are told apart and found again. *)
-  type node_key = Node of P.node | Bits of int * int64 * int64
+  (* {1 The cache of programs}
 
-  let node_key = function
-    | P.Const (P.Constant (d, v)) ->
-        let lo, hi = Arr.value_bits d v in
-        Bits (D.code d, lo, hi)
-    | n -> Node n
+     Each domain keeps the programs it has built, by operand dtypes, nodes
+     and output dtype: a loop over small tensors builds each once. A lookup
+     hashes and compares the caller's nodes field by field, allocating
+     nothing (the generic [=] and [Hashtbl.hash] walked the whole key and
+     took a tenth of a small call; a key built for the lookup took as much
+     again). A constant is compared by its dtype and bits, so that 0. and
+     -0. (equal to [=]) and NaNs (equal to nothing) are told apart and found
+     again. The kinds are constant constructors, so [==] compares them. *)
 
-  (* Keys compared and hashed field by field: the generic [=] and
-     [Hashtbl.hash] walked the whole tuple and took a tenth of a small
-     call. The kinds are constant constructors, so [==] compares them. *)
-  let dtype_equal (D.Any a) (D.Any b) = D.code a = D.code b
+  let code (D.Any d) = D.code d
+  let mix h x = (h * 1_000_003) lxor x
+
+  let const_bits (P.Constant (d, v)) = Arr.value_bits d v
+
+  let node_hash = function
+    | P.Load i -> mix 1 i
+    | P.Coord i -> mix 2 i
+    | P.Op1 (P.Unary u, x) -> mix (mix 3 (Hashtbl.hash u)) x
+    | P.Op1 (P.Cast d, x) -> mix (mix 4 (code d)) x
+    | P.Op2 (k, x, y) -> mix (mix (mix 5 (Hashtbl.hash k)) x) y
+    | P.Where (c, x, y) -> mix (mix (mix 6 c) x) y
+    | P.Const (P.Constant (d, _) as c) ->
+        let lo, hi = const_bits c in
+        mix (mix (mix 7 (D.code d)) (Int64.to_int lo)) (Int64.to_int hi)
 
   let node_equal a b =
     match (a, b) with
-    | Bits (d, lo, hi), Bits (e, lo', hi') -> d = e && Int64.equal lo lo' && Int64.equal hi hi'
-    | Node (P.Load i), Node (P.Load j) | Node (P.Coord i), Node (P.Coord j) -> i = j
-    | Node (P.Op1 (P.Unary u, x)), Node (P.Op1 (P.Unary v, y)) -> u == v && x = y
-    | Node (P.Op1 (P.Cast d, x)), Node (P.Op1 (P.Cast e, y)) -> dtype_equal d e && x = y
-    | Node (P.Op2 (k, x, y)), Node (P.Op2 (k', x', y')) -> k == k' && x = x' && y = y'
-    | Node (P.Where (c, x, y)), Node (P.Where (c', x', y')) -> c = c' && x = x' && y = y'
+    | P.Load i, P.Load j | P.Coord i, P.Coord j -> i = j
+    | P.Op1 (P.Unary u, x), P.Op1 (P.Unary v, y) -> u == v && x = y
+    | P.Op1 (P.Cast d, x), P.Op1 (P.Cast e, y) -> code d = code e && x = y
+    | P.Op2 (k, x, y), P.Op2 (k', x', y') -> k == k' && x = x' && y = y'
+    | P.Where (c, x, y), P.Where (c', x', y') -> c = c' && x = x' && y = y'
+    | P.Const (P.Constant (d, _) as c), P.Const (P.Constant (e, _) as c') ->
+        D.code d = D.code e
+        &&
+        let lo, hi = const_bits c and lo', hi' = const_bits c' in
+        Int64.equal lo lo' && Int64.equal hi hi'
     | _ -> false
 
-  let array_equal eq a b =
-    let n = Array.length a in
-    n = Array.length b
+  let key_hash operands nodes out =
+    let h = ref out in
+    for i = 0 to Array.length operands - 1 do h := mix !h (code operands.(i)) done;
+    for i = 0 to Array.length nodes - 1 do h := mix !h (node_hash nodes.(i)) done;
+    !h land max_int
+
+  (* A program and its key, [out] the output dtype's code. *)
+  type entry = { hash : int; operands : D.any array; nodes : P.node array; out : int; prog : P.t }
+
+  let holds e hash operands nodes out =
+    e.hash = hash
+    && e.out = out
+    && Array.length e.operands = Array.length operands
+    && Array.length e.nodes = Array.length nodes
     &&
-    let rec from i = i = n || (eq a.(i) b.(i) && from (i + 1)) in
-    from 0
+    let rec same_operands i = i < 0 || (code e.operands.(i) = code operands.(i) && same_operands (i - 1)) in
+    let rec same_nodes i = i < 0 || (node_equal e.nodes.(i) nodes.(i) && same_nodes (i - 1)) in
+    same_operands (Array.length operands - 1) && same_nodes (Array.length nodes - 1)
 
-  let mix h x = (h * 1_000_003) lxor x
+  (* A domain's programs: [buckets] (a power of two) lists of entries by
+     hash. *)
+  type cache = { buckets : entry list array; mutable count : int }
 
-  let node_hash = function
-    | Bits (d, lo, hi) -> mix (mix d (Int64.to_int lo)) (Int64.to_int hi)
-    | Node (P.Load i) -> mix 1 i
-    | Node (P.Coord i) -> mix 2 i
-    | Node (P.Op1 (P.Unary u, x)) -> mix (mix 3 (Hashtbl.hash u)) x
-    | Node (P.Op1 (P.Cast (D.Any d), x)) -> mix (mix 4 (D.code d)) x
-    | Node (P.Op2 (k, x, y)) -> mix (mix (mix 5 (Hashtbl.hash k)) x) y
-    | Node (P.Where (c, x, y)) -> mix (mix (mix 6 c) x) y
-    | Node (P.Const _) -> 7
-
-  module Programs = Hashtbl.Make (struct
-    type t = D.any array * node_key array * D.any
-
-    let equal (o, n, d) (o', n', d') = dtype_equal d d' && array_equal dtype_equal o o' && array_equal node_equal n n'
-
-    let hash (o, n, D.Any d) =
-      let h = Array.fold_left (fun h (D.Any e) -> mix h (D.code e)) (D.code d) o in
-      Array.fold_left (fun h k -> mix h (node_hash k)) h n land max_int
-  end)
-
-  (* The programs each domain has built, by operands, nodes and output
-     dtype: a loop over small tensors builds each once. *)
-  let programs = Domain.DLS.new_key (fun () -> Programs.create 64)
+  let buckets = 1024
+  let programs = Domain.DLS.new_key (fun () -> { buckets = Array.make buckets []; count = 0 })
 
   (* Programs a domain keeps at most: past them it starts afresh. *)
   let max_programs = 1024
@@ -223,21 +231,40 @@ module Make (K : Nx_kernel.S) = struct
       if D.equal got out then p
       else make (Array.append nodes [| P.Op1 (P.Cast (D.Any out), Array.length nodes - 1) |])
     in
-    let cache = Domain.DLS.get programs in
-    let keys = Array.map node_key nodes in
-    match Programs.find_opt cache (operands, keys, D.Any out) with
+    let cache = Domain.DLS.get programs and out_code = D.code out in
+    let hash = key_hash operands nodes out_code in
+    let slot = hash land (buckets - 1) in
+    let rec find = function
+      | e :: rest -> if holds e hash operands nodes out_code then Some e.prog else find rest
+      | [] -> None
+    in
+    match find cache.buckets.(slot) with
     | Some p -> p
     | None ->
         let p = build () in
-        if Programs.length cache >= max_programs then Programs.reset cache;
-        (* A copy of the operands' dtypes, which the caller may change. *)
-        Programs.add cache (Array.copy operands, keys, D.Any out) p;
+        if cache.count >= max_programs then begin
+          Array.fill cache.buckets 0 buckets [];
+          cache.count <- 0
+        end;
+        (* Copies of the operands' dtypes and the nodes, which the caller may change. *)
+        let e = { hash; operands = Array.copy operands; nodes = Array.copy nodes; out = out_code; prog = p } in
+        cache.buckets.(slot) <- e :: cache.buckets.(slot);
+        cache.count <- cache.count + 1;
         p
 
-  let loads arrays = Iarray.of_list (List.map (fun a -> Nx_kernel.Plain a) arrays)
+  (* [freeze a] is [a] as an iarray, not copied: [a] is fresh, and nothing
+     changes it after (a small call's arrays are built in place this way,
+     where [Iarray.of_list] and [Iarray.of_array] call the runtime). *)
+  external freeze : 'a array -> 'a iarray = "%opaque"
 
-  let map_into name p dst arrays =
-    answer name (K.map p ~dsts:(Iarray.of_list [ Arr.Any dst ]) (loads arrays))
+  let loads arrays =
+    let plain a = Nx_kernel.Plain a in
+    match arrays with
+    | [ a ] -> freeze [| plain a |]
+    | [ a; b ] -> freeze [| plain a; plain b |]
+    | arrays -> Iarray.of_list (List.map plain arrays)
+
+  let map_into name p dst arrays = answer name (K.map p ~dsts:(freeze [| Arr.Any dst |]) (loads arrays))
 
   (* {1 Broadcasting} *)
 
@@ -288,7 +315,13 @@ module Make (K : Nx_kernel.S) = struct
       | (Arr.Any a as first) :: rest when List.for_all (same_shape first) rest -> Arr.shape a
       | _ -> List.fold_left (fun s (Arr.Any a) -> broadcast_pair name s (Arr.shape a)) [||] operands
     in
-    let dtypes = Array.of_list (List.map (fun (Arr.Any a) -> D.Any (Arr.dtype a)) operands) in
+    let dtype_of (Arr.Any a) = D.Any (Arr.dtype a) in
+    let dtypes =
+      match operands with
+      | [ a ] -> [| dtype_of a |]
+      | [ a; b ] -> [| dtype_of a; dtype_of b |]
+      | operands -> Array.of_list (List.map dtype_of operands)
+    in
     let p = program name ~operands:dtypes nodes out in
     let arrays = List.map (fun (Arr.Any a) -> Arr.Any (broadcast_view name shape a)) operands in
     let dst = Arr.create out shape in

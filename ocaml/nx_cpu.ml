@@ -52,7 +52,17 @@ let views_by n (get : int -> Nx_array.any) =
     done;
     w := at + 4 + (2 * r)
   done;
-  (b, Array.init n (fun i -> let (Nx_array.Any a) = get i in Nx_array.buffer a))
+  let buffer i = let (Nx_array.Any a) = get i in Nx_array.buffer a in
+  (* Built in place for a call of few operands: [Array.init] calls the runtime. *)
+  let buffers =
+    match n with
+    | 1 -> [| buffer 0 |]
+    | 2 -> [| buffer 0; buffer 1 |]
+    | 3 -> [| buffer 0; buffer 1; buffer 2 |]
+    | 4 -> [| buffer 0; buffer 1; buffer 2; buffer 3 |]
+    | n -> Array.init n buffer
+  in
+  (b, buffers)
 
 let views (arrays : Nx_array.any array) = views_by (Array.length arrays) (Array.get arrays)
 

@@ -108,6 +108,46 @@ let bigarrays_are_shared () =
   | exception Invalid_argument _ -> ()
   | _ -> Alcotest.fail "char bigarray accepted"
 
+(* [create]: fresh shapes and C-order strides at every rank (those of rank
+   4 or less built in place), refusals of negative extents and of sizes
+   past [max_int] bytes, and buffers of every size freed by the GC (each
+   small one a block freed through its proxy, each large one its own). *)
+let created_arrays () =
+  for rank = 0 to 6 do
+    let shape = Array.init rank (fun a -> a + 2) in
+    let a = create Dtype.Int16 shape in
+    let want = Array.make rank 1 in
+    for k = rank - 2 downto 0 do want.(k) <- want.(k + 1) * shape.(k + 1) done;
+    Alcotest.(check (array int)) (Printf.sprintf "strides of rank %d" rank) want (strides a);
+    if rank > 0 then shape.(0) <- 99;
+    Alcotest.(check (array int)) "the shape is a copy" (Array.init rank (fun a -> a + 2)) (Nx_array.shape a);
+    if rank > 0 then begin
+      (Nx_array.shape a).(0) <- 99;
+      (strides a).(0) <- 99;
+      Alcotest.(check int) "shape gives a copy" 2 (extent a 0);
+      Alcotest.(check int) "strides gives a copy" want.(0) (stride a 0)
+    end
+  done;
+  Alcotest.(check (array int)) "zero extents" [| 1; 1 |] (strides (create Dtype.Float32 [| 0; 0 |]));
+  let raises name f =
+    match f () with
+    | exception Invalid_argument m -> Alcotest.(check bool) (name ^ ": " ^ m) true (String.length m > 15)
+    | _ -> Alcotest.failf "%s: no Invalid_argument" name
+  in
+  raises "negative extent" (fun () -> create Dtype.Float32 [| 2; -1 |]);
+  raises "element count" (fun () -> create Dtype.Int8 [| 1 lsl 40; 1 lsl 40 |]);
+  raises "byte count" (fun () -> create Dtype.Complex128 [| max_int / 64 |]);
+  for k = 0 to 20_000 do
+    let n = if k mod 1000 = 0 then 5 lsl 20 else k mod 300 in
+    let a = create Dtype.Uint8 [| n |] in
+    if n > 0 then begin
+      set a [| 0 |] 7;
+      set a [| n - 1 |] 9;
+      if get a [| 0 |] + get a [| n - 1 |] <> (if n = 1 then 18 else 16) then Alcotest.fail "buffer bytes"
+    end
+  done;
+  Gc.full_major ()
+
 let rig () =
   Alcotest.(check bool) "host reaches host" true (Rig.reaches Rig.host Rig.host);
   Alcotest.(check bool) "arrays live on the host" true (rig (zeros Dtype.Bool [| 1 |]) = Rig.host);
@@ -119,5 +159,6 @@ let tests =
     ("sub-byte neighbours", `Quick, sub_byte_neighbours);
     ("views refuse escapes", `Quick, views_refuse_escapes);
     ("bigarrays are shared", `Quick, bigarrays_are_shared);
+    ("created arrays", `Quick, created_arrays);
     ("rig", `Quick, rig) ]
   @ List.map (fun (n, f) -> ("get/set " ^ n, `Quick, f)) element_access
