@@ -257,12 +257,15 @@ module Make (K : Nx_kernel.S) = struct
      where [Iarray.of_list] and [Iarray.of_array] call the runtime). *)
   external freeze : 'a array -> 'a iarray = "%opaque"
 
-  let loads arrays =
-    let plain a = Nx_kernel.Plain a in
-    match arrays with
-    | [ a ] -> freeze [| plain a |]
-    | [ a; b ] -> freeze [| plain a; plain b |]
-    | arrays -> Iarray.of_list (List.map plain arrays)
+  (* [l]'s elements as an iarray, built in place where they are few. *)
+  let iarray_of_list = function
+    | [] -> freeze [||]
+    | [ a ] -> freeze [| a |]
+    | [ a; b ] -> freeze [| a; b |]
+    | [ a; b; c ] -> freeze [| a; b; c |]
+    | l -> Iarray.of_list l
+
+  let loads arrays = iarray_of_list (List.map (fun a -> Nx_kernel.Plain a) arrays)
 
   let map_into name p dst arrays = answer name (K.map p ~dsts:(freeze [| Arr.Any dst |]) (loads arrays))
 

@@ -144,11 +144,15 @@ let reduce p ~shape ~axes rs ~dsts loads =
     let put i x = Bytes.set_int64_le b (8 * i) (Int64.of_int x) in
     put 0 0;
     put 1 n;
-    Iarray.iteri (fun i x -> put (2 + i) x) shape;
+    for i = 0 to n - 1 do put (2 + i) (Iarray.get shape i) done;
     put (2 + n) m;
-    Iarray.iteri (fun i x -> put (3 + n + i) x) axes;
+    for i = 0 to m - 1 do put (3 + n + i) (Iarray.get axes i) done;
     put (3 + n + m) q;
-    Iarray.iteri (fun i (r, k) -> put (4 + n + m + (2 * i)) (reduction_code r); put (5 + n + m + (2 * i)) k) rs;
+    for i = 0 to q - 1 do
+      let r, k = Iarray.get rs i in
+      put (4 + n + m + (2 * i)) (reduction_code r);
+      put (5 + n + m + (2 * i)) k
+    done;
     let view_words, buffers = call_views dsts loads in
     (reduction_raw (Nx_kernel.Prog.words p) view_words (pads loads) b buffers)
 

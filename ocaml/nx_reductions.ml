@@ -17,8 +17,8 @@ module Make (K : Nx_kernel.S) = struct
   let reduce_into name t ~axes nodes out r dsts =
     let p = program name ~operands:[| D.Any (dtype t) |] nodes out in
     answer name
-      (K.reduce p ~shape:(Iarray.of_array (shape t)) ~axes:(Iarray.of_list axes)
-         (Iarray.of_list [ (r, 0) ]) ~dsts:(Iarray.of_list dsts) (loads [ Arr.Any t ]))
+      (K.reduce p ~shape:(freeze (shape t)) ~axes:(iarray_of_list axes) (freeze [| (r, 0) |])
+         ~dsts:(iarray_of_list dsts) (loads [ Arr.Any t ]))
 
   let kept name keepdims sh axes dst =
     if keepdims then reshape_named name (Array.mapi (fun a n -> if List.mem a axes then 1 else n) sh) dst else dst

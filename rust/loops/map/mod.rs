@@ -283,6 +283,9 @@ pub struct Plan {
     /// The loop of the last run over the plan's own loads and the
     /// streaming choice it was made under (see [`Plan::run_kept`]).
     last: Option<(Loop, Option<Streaming>)>,
+    /// [`Call::work`], which depends on the layouts alone: reckoned once,
+    /// for every call a kept plan serves.
+    work: usize,
 }
 
 /// Whether a layout maps two indices to one element (a destination must
@@ -402,7 +405,8 @@ pub fn plan_loads(prog: impl Into<Arc<Prog>>, dsts: Vec<View>, loads: Vec<Load>)
     // The views were checked to lie in their memory, so their spans are.
     let spans = dsts.iter().chain(&loads).map(|v| v.layout.span().ok().flatten()).collect();
     let (copied, ranges, reached) = (vec![], vec![], vec![]);
-    let mut plan = Plan { prog, shape, dsts, loads, pads, copied, spans, ranges, reached, last: None };
+    let mut plan = Plan { prog, shape, dsts, loads, pads, copied, spans, ranges, reached, last: None, work: 0 };
+    plan.work = plan.reckon_work();
     plan.bind()?;
     Ok(plan)
 }
@@ -447,6 +451,26 @@ impl Plan {
             v.memory = m;
         }
         self.bind()
+    }
+
+    /// An upper estimate of a call's work, in bytes of a plain copy
+    /// ([`Call::work`]): every operand's bytes and four a node, an element,
+    /// and a padded load's copy read and written.
+    fn reckon_work(&self) -> usize {
+        let size: usize = self.shape.iter().product();
+        let bytes: usize = self
+            .loads
+            .iter()
+            .chain(&self.dsts)
+            .map(|v| v.layout.dtype.bits().div_ceil(8))
+            .sum();
+        let copies: usize = self
+            .loads
+            .iter()
+            .zip(&self.pads)
+            .filter_map(|(v, p)| p.as_ref().map(|p| 2 * p.copy_bytes(v)))
+            .sum();
+        size.saturating_mul(bytes + 4 * self.prog.nodes.len()).saturating_add(copies)
     }
 
     /// Runs the plan: loads a destination overlaps and padded ones are read
@@ -503,20 +527,7 @@ impl Call for Plan {
     }
 
     fn work(&self) -> usize {
-        let size: usize = self.shape.iter().product();
-        let bytes: usize = self
-            .loads
-            .iter()
-            .chain(&self.dsts)
-            .map(|v| v.layout.dtype.bits().div_ceil(8))
-            .sum();
-        let copies: usize = self
-            .loads
-            .iter()
-            .zip(&self.pads)
-            .filter_map(|(v, p)| p.as_ref().map(|p| 2 * p.copy_bytes(v)))
-            .sum();
-        size.saturating_mul(bytes + 4 * self.prog.nodes.len()).saturating_add(copies)
+        self.work
     }
 
     fn run(mut self) -> Result<(), String> {
@@ -637,6 +648,9 @@ struct Loop {
     /// For each node of the program, whether it is a load whose runs its
     /// readers read in place (see [`read_in_place`]).
     borrowed: Table<bool>,
+    /// Whether every node is a load read in place or a value written in
+    /// place, so that a work item takes no column.
+    columnless: bool,
     /// How the loop walks its innermost axis.
     tiling: Tiling,
     /// Elements of a tile (see [`Tiling::tile`]).
@@ -713,6 +727,7 @@ impl Loop {
             n_dsts,
             direct,
             borrowed,
+            columnless,
             tiling,
             tile: item_tile(stack, inner, tile),
             prefetches,
@@ -915,11 +930,12 @@ impl Loop {
     /// (see [`Loop::row_tile`]).
     fn run_items(&self, prog: &Prog, lo: usize, hi: usize, rows: usize, tiles: usize) {
         // Columns as long as the longest item: a small loop allocates little.
+        // A loop of no column (of no constant, then) takes none.
         let width = self.stack * self.tile.min(self.inner);
         // A node read and written in place, or a constant (its column
         // made below), needs no column of its own.
         let own = |i: usize| !(self.borrowed[i] || self.direct[i].is_some() || matches!(prog.nodes[i], Node::Const(_)));
-        let mut cols = column::take_all(&prog.dtypes, |i| if own(i) { width } else { 0 });
+        let mut cols = if self.columnless { Vec::new() } else { column::take_all(&prog.dtypes, |i| if own(i) { width } else { 0 }) };
         for (i, node) in prog.nodes.iter().enumerate() {
             if let Node::Const(c) = node {
                 cols[i] = constant_column(c.dtype, c.lo, c.hi, width);
@@ -939,7 +955,15 @@ impl Loop {
             }
             let base = base.as_slice();
             for i in 0..prog.nodes.len() {
-                let (done, rest) = cols.split_at_mut(i);
+                // A load read in place has nothing to do: its readers read
+                // its run.
+                if self.borrowed[i] {
+                    continue;
+                }
+                // Of a columnless loop, both are empty: its nodes read
+                // loads in place and write destinations in place.
+                let at = i.min(cols.len());
+                let (done, rest) = cols.split_at_mut(at);
                 // Node x's values: its load's run read in place, or its column.
                 let arg = |x: usize| -> ColRef<'_> {
                     match prog.nodes[x] {
@@ -970,20 +994,18 @@ impl Loop {
                     Node::Load(l) => {
                         let op = self.n_dsts + l;
                         let o = self.ops[op];
-                        if !self.borrowed[i] {
-                            // The elements lie in load l's layout, checked
-                            // against its memory by `View::new`; `out` is of
-                            // its dtype's register type, of `width` values.
-                            self.move_rows(op, base[op], m, k, |mv| match mv {
-                                Move::Run { start, n, from } => {
-                                    // SAFETY: as above, the run's elements.
-                                    unsafe { memio::load(o.mem, o.dtype, start, o.inner, n, &mut out.tail(from)) };
-                                    true
-                                }
-                                // SAFETY: as above, the item's elements.
-                                Move::Block => unsafe { memio::load_transposed(o.mem, o.dtype, base[op], o.inner, m, k, &mut out) },
-                            })
-                        }
+                        // The elements lie in load l's layout, checked
+                        // against its memory by `View::new`; `out` is of
+                        // its dtype's register type, of `width` values.
+                        self.move_rows(op, base[op], m, k, |mv| match mv {
+                            Move::Run { start, n, from } => {
+                                // SAFETY: as above, the run's elements.
+                                unsafe { memio::load(o.mem, o.dtype, start, o.inner, n, &mut out.tail(from)) };
+                                true
+                            }
+                            // SAFETY: as above, the item's elements.
+                            Move::Block => unsafe { memio::load_transposed(o.mem, o.dtype, base[op], o.inner, m, k, &mut out) },
+                        })
                     }
                     Node::Const(_) => {}
                     Node::Coord(a) => {
@@ -1029,7 +1051,9 @@ impl Loop {
                 })
             }
         }
-        column::give_back(cols);
+        if !self.columnless {
+            column::give_back(cols);
+        }
     }
 }
 
