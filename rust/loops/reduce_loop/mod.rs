@@ -116,8 +116,12 @@ pub struct Plan {
     kind: Kind,
     /// The element spans ([`Layout::span`]) of the destinations, a scan's
     /// carry and the loads, in that order: a plan's layouts are fixed, its
-    /// memory not, and its byte ranges are asked for several times a call.
+    /// memory not.
     spans: Vec<Option<(i128, i128)>>,
+    /// Their byte ranges over the plan's memory ([`View::byte_range`]),
+    /// asked for several times a call: taken when the plan is made and
+    /// each time it is put over other memory.
+    ranges: Vec<Option<(usize, usize)>>,
 }
 
 enum Kind {
@@ -992,13 +996,15 @@ impl Plan {
             }
             v.memory = m;
         }
+        self.take_ranges();
         apart(self.dsts.len(), |j| self.range(j))
     }
 
     /// A plan of checked views, their spans taken.
     fn new(prog: Arc<Prog>, shape: Vec<usize>, loads: Vec<Load>, dsts: Vec<View>, kind: Kind) -> Plan {
-        let mut p = Plan { prog, shape, loads, dsts, kind, spans: Vec::new() };
+        let mut p = Plan { prog, shape, loads, dsts, kind, spans: Vec::new(), ranges: Vec::new() };
         p.spans = p.views().map(|v| v.layout.span().ok().flatten()).collect();
+        p.take_ranges();
         p
     }
 
@@ -1016,17 +1022,17 @@ impl Plan {
         self.spans.len() - self.loads.len()
     }
 
-    /// The byte range of view `i` of [`Plan::views`] ([`View::byte_range`]),
-    /// the view found by its place (asked for several times a call).
+    /// Takes the byte range of each of [`Plan::views`] over its memory.
+    fn take_ranges(&mut self) {
+        let mut ranges = std::mem::take(&mut self.ranges);
+        ranges.clear();
+        ranges.extend(self.views().zip(&self.spans).map(|(v, &span)| v.byte_range_of(span)));
+        self.ranges = ranges;
+    }
+
+    /// The byte range of view `i` of [`Plan::views`] ([`View::byte_range`]).
     fn range(&self, i: usize) -> Option<(usize, usize)> {
-        let (n, first) = (self.dsts.len(), self.first_load());
-        let v = match &self.kind {
-            _ if i < n => &self.dsts[i],
-            _ if i >= first => self.loads[i - first].view(),
-            Kind::Scan { carry: Some(c), .. } => c,
-            _ => unreachable!("only a scan's carry lies between the destinations and the loads"),
-        };
-        v.byte_range_of(self.spans[i])
+        self.ranges[i]
     }
 
     /// Runs the plan, leaving it as it was.
