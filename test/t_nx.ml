@@ -480,6 +480,20 @@ let programs_told_apart () =
     check_ints "add int32" [ 5; 12 ] (add (i32 [| 2 |] [ 3; 5 ]) (i32 [| 2 |] [ 2; 7 ]));
     check_floats "astype float64" [ 3.; 5. ] (astype float64 a);
     check_ints "astype int32" [ 3; 5 ] (astype int32 a)
+  done;
+  (* NaN constants of two payloads, each found again with its own bits;
+     and more programs than a domain keeps (1024), each right after the
+     cache starts afresh. *)
+  let nan_with p = Int64.float_of_bits (Int64.logor 0x7FF8_0000_0000_0000L p) in
+  let first_bits t = Int64.bits_of_float (to_array t).(0) in
+  for _ = 1 to 2 do
+    List.iter
+      (fun p -> Alcotest.(check int64) "a NaN constant's payload" (Int64.bits_of_float (nan_with p)) (first_bits (full float64 [| 1 |] (nan_with p))))
+      [ 1L; 2L; 3L ]
+  done;
+  for i = 0 to 1100 do
+    let x = float i in
+    if (to_array (full float64 [| 1 |] x)).(0) <> x then Alcotest.failf "full %g" x
   done
 
 let tests =
