@@ -417,22 +417,32 @@ impl Plan {
     /// loads a destination overlaps.
     fn bind(&mut self) -> Result<(), String> {
         let (dsts, loads) = (&self.dsts, &self.loads);
+        let n = dsts.len();
         self.ranges.clear();
-        self.ranges.extend(dsts.iter().chain(loads).zip(&self.spans).map(|(v, &span)| v.byte_range_of(span)));
-        let (dst_ranges, load_ranges) = self.ranges.split_at(dsts.len());
-        for k in 0..dsts.len() {
+        for (v, &span) in dsts.iter().chain(loads).zip(&self.spans) {
+            self.ranges.push(v.byte_range_of(span));
+        }
+        let (dst_ranges, load_ranges) = self.ranges.split_at(n);
+        for k in 0..n {
             if let Some(j) = (0..k).find(|&j| ranges_meet(dst_ranges[j], dst_ranges[k])) {
                 return Err(format!("destinations {j} and {k} overlap"));
             }
         }
-        let meets = |k: usize, i: usize| ranges_meet(dst_ranges[k], load_ranges[i]);
         self.copied.clear();
-        self.copied.extend(
-            (loads.iter().zip(&self.pads).enumerate())
-                .map(|(i, (v, p))| p.is_none() && (0..dsts.len()).any(|k| meets(k, i) && !same_elements(&dsts[k], v))),
-        );
+        self.copied.resize(loads.len(), false);
         self.reached.clear();
-        self.reached.extend((0..dsts.len()).map(|k| (0..loads.len()).any(|i| meets(k, i))));
+        self.reached.resize(n, false);
+        // Usually no destination meets a load: nothing more to find.
+        for (k, &d) in dst_ranges.iter().enumerate() {
+            for (i, &l) in load_ranges.iter().enumerate() {
+                if ranges_meet(d, l) {
+                    self.reached[k] = true;
+                    if self.pads[i].is_none() && !same_elements(&dsts[k], &loads[i]) {
+                        self.copied[i] = true;
+                    }
+                }
+            }
+        }
         Ok(())
     }
 
