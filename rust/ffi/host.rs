@@ -96,9 +96,10 @@ pub fn nx_cpu_set_threads(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<St
 /// kernel for huge pages (where transparent huge pages are on `madvise`).
 /// Below, the bytes lie in a block `malloc` gives, [`ALIGN`] - 1 bytes
 /// longer, that a [`Proxy`] of the bigarray holds for the GC to free: glibc's
-/// `posix_memalign` took ten times as long as `malloc` for a small block
-/// (its split and frees cost 900 instructions, counted by callgrind, of a
-/// small `Nx.add`'s 8 000). The first call tunes glibc to keep freed memory
+/// `posix_memalign` splits a larger block and frees the pieces, and a
+/// `Nx.add` of one float32 spent about 900 instructions in glibc's
+/// allocator so, 700 with the two `malloc`s (callgrind, of some 8 000 a
+/// call). The first call tunes glibc to keep freed memory
 /// ([`keep_freed_memory`]).
 #[ocaml_interop::export]
 pub fn nx_cpu_alloc(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<OCamlBytes> {
