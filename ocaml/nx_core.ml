@@ -257,13 +257,16 @@ module Make (K : Nx_kernel.S) = struct
      where [Iarray.of_list] and [Iarray.of_array] call the runtime). *)
   external freeze : 'a array -> 'a iarray = "%opaque"
 
-  (* [l]'s elements as an iarray, built in place where they are few. *)
-  let iarray_of_list = function
-    | [] -> freeze [||]
-    | [ a ] -> freeze [| a |]
-    | [ a; b ] -> freeze [| a; b |]
-    | [ a; b; c ] -> freeze [| a; b; c |]
-    | l -> Iarray.of_list l
+  (* [l]'s elements as an array, built in place where they are few:
+     [Array.of_list] calls the runtime. *)
+  let array_of_list = function
+    | [] -> [||]
+    | [ a ] -> [| a |]
+    | [ a; b ] -> [| a; b |]
+    | [ a; b; c ] -> [| a; b; c |]
+    | l -> Array.of_list l
+
+  let iarray_of_list l = freeze (array_of_list l)
 
   let loads arrays = iarray_of_list (List.map (fun a -> Nx_kernel.Plain a) arrays)
 
@@ -318,13 +321,7 @@ module Make (K : Nx_kernel.S) = struct
       | (Arr.Any a as first) :: rest when List.for_all (same_shape first) rest -> Arr.shape a
       | _ -> List.fold_left (fun s (Arr.Any a) -> broadcast_pair name s (Arr.shape a)) [||] operands
     in
-    let dtype_of (Arr.Any a) = D.Any (Arr.dtype a) in
-    let dtypes =
-      match operands with
-      | [ a ] -> [| dtype_of a |]
-      | [ a; b ] -> [| dtype_of a; dtype_of b |]
-      | operands -> Array.of_list (List.map dtype_of operands)
-    in
+    let dtypes = array_of_list (List.map (fun (Arr.Any a) -> D.Any (Arr.dtype a)) operands) in
     let p = program name ~operands:dtypes nodes out in
     let arrays = List.map (fun (Arr.Any a) -> Arr.Any (broadcast_view name shape a)) operands in
     let dst = Arr.create out shape in

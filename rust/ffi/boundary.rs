@@ -49,14 +49,21 @@ fn kind_bytes(kind: isize) -> Option<usize> {
     })
 }
 
+/// The `struct caml_ba_array` of a bigarray value: a bigarray is a custom
+/// block whose data follows its ops word. Reading or writing through the
+/// pointer needs `v` live and the domain lock held.
+pub(crate) fn bigarray_struct(v: ocaml_sys::Value) -> *mut Bigarray {
+    (v as *mut ocaml_sys::Value).wrapping_add(1) as *mut Bigarray
+}
+
 /// The data pointer and byte length of a bigarray value.
 ///
 /// # Safety
 /// `v` must be a live bigarray value and the caller must hold the domain
 /// lock.
 pub(crate) unsafe fn bigarray_memory(v: ocaml_sys::Value) -> Result<Memory, String> {
-    // SAFETY: a bigarray is a custom block whose data follows its ops word.
-    let ba = (v as *const ocaml_sys::Value).add(1) as *const Bigarray;
+    // SAFETY (the reads below): `v` is a live bigarray, the lock held.
+    let ba = bigarray_struct(v);
     let kind = (*ba).flags & BA_KIND_MASK;
     let elt = kind_bytes(kind).ok_or_else(|| format!("a bigarray of unknown kind {kind}"))?;
     let dims = std::slice::from_raw_parts((*ba).dim.as_ptr(), (*ba).num_dims as usize);

@@ -1,7 +1,7 @@
 //! The host's services to `Nx_array` and `Nx_cpu`: the thread count,
 //! aligned buffers, narrow floats' bits, and checking a program's words.
 
-use super::boundary::bigarray_memory;
+use super::boundary::{bigarray_memory, bigarray_struct};
 use crate::core::dtype::Dtype;
 use crate::core::isa;
 use crate::core::narrow::Narrow;
@@ -145,8 +145,7 @@ pub fn nx_cpu_alloc(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<OCamlByt
         unsafe {
             proxy.write(Proxy { refcount: 1, data: block, size: 0 });
             let v = caml_ba_alloc(BA_CHAR | BA_MANAGED, 1, data, &mut dim);
-            let ba = (v as *mut ocaml_sys::Value).add(1) as *mut ocaml_sys::bigarray::Bigarray;
-            (*ba).proxy = proxy as *const ocaml_sys::bigarray::BigarrayProxy;
+            (*bigarray_struct(v)).proxy = proxy as *const ocaml_sys::bigarray::BigarrayProxy;
             v
         }
     };

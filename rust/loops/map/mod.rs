@@ -432,7 +432,7 @@ impl Plan {
         self.copied.resize(loads.len(), false);
         self.reached.clear();
         self.reached.resize(n, false);
-        // Usually no destination meets a load: nothing more to find.
+        // Which loads each destination meets: usually none.
         for (k, &d) in dst_ranges.iter().enumerate() {
             for (i, &l) in load_ranges.iter().enumerate() {
                 if ranges_meet(d, l) {
