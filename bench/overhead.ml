@@ -36,15 +36,18 @@ let map_case ?(transposed = false) shape =
   let dsts = Iarray.of_list [ z ] and loads = Iarray.of_list [ K.Plain x; K.Plain x ] in
   fun () -> check (Nx_cpu.map add_p ~dsts loads)
 
-let reduce_case n r =
-  let x = filled n in
+(* A reduction of the float32 [shape] along [axes] into a fresh destination. *)
+let reduce_case ?(axes = [| 0 |]) shape r =
+  let n = Array.fold_left ( * ) 1 shape in
+  let x = view Dtype.Float32 ~shape ~strides:(contiguous_strides shape) ~offset:0 (buffer (filled n)) in
+  let out = Array.of_list (List.filteri (fun i _ -> not (Array.mem i axes)) (Array.to_list shape)) in
   let dsts =
     match r with
-    | K.Arg _ -> Iarray.of_list [ Any (create Dtype.Float32 [||]); Any (create Dtype.Int64 [||]) ]
-    | _ -> Iarray.of_list [ Any (create Dtype.Float32 [||]) ]
+    | K.Arg _ -> Iarray.of_list [ Any (create Dtype.Float32 out); Any (create Dtype.Int64 out) ]
+    | _ -> Iarray.of_list [ Any (create Dtype.Float32 out) ]
   in
   let loads = Iarray.of_list [ K.Plain (Any x) ] in
-  let shape = Iarray.of_list [ n ] and axes = Iarray.of_list [ 0 ] and rs = Iarray.of_list [ (r, 0) ] in
+  let shape = Iarray.of_array shape and axes = Iarray.of_array axes and rs = Iarray.of_list [ (r, 0) ] in
   fun () -> check (Nx_cpu.reduce id_p ~shape ~axes rs ~dsts loads)
 
 let scan_case n =
@@ -89,10 +92,12 @@ let cases =
     ("map add float32 32x32", map_case [| 32; 32 |]);
     ("map add.T float32 32x32", map_case ~transposed:true [| 32; 32 |]);
     ("map add.T float32 316x316", map_case ~transposed:true [| 316; 316 |]);
-    ("reduce sum float32 1", reduce_case 1 (K.Monoid K.Sum));
-    ("reduce sum float32 1024", reduce_case 1024 (K.Monoid K.Sum));
-    ("reduce max float32 1024", reduce_case 1024 (K.Monoid K.Max));
-    ("reduce argmax float32 1024", reduce_case 1024 (K.Arg K.Max));
+    ("reduce sum float32 1", reduce_case [| 1 |] (K.Monoid K.Sum));
+    ("reduce sum float32 1024", reduce_case [| 1024 |] (K.Monoid K.Sum));
+    ("reduce max float32 1024", reduce_case [| 1024 |] (K.Monoid K.Max));
+    ("reduce argmax float32 1024", reduce_case [| 1024 |] (K.Arg K.Max));
+    ("reduce sum_axis0 float32 32x32", reduce_case [| 32; 32 |] (K.Monoid K.Sum));
+    ("reduce sum_axis1 float32 32x32", reduce_case ~axes:[| 1 |] [| 32; 32 |] (K.Monoid K.Sum));
     ("scan sum float32 1024", scan_case 1024);
     ("Nx.add float32 1x1", nx_add 1);
     ("Nx.add float32 32x32", nx_add 32);

@@ -159,14 +159,12 @@ where
         let leaf = |b: usize| {
             let rows = b * BLOCK..n.min((b + 1) * BLOCK);
             let present = rows.len().min(LANES);
-            let mut acc = vec![M::empty(); present * w];
-            for (lane, a) in acc.chunks_exact_mut(w).enumerate() {
+            // Each lane's accumulators start from its first row's terms.
+            let mut acc = Vec::with_capacity(present * w);
+            for lane in 0..present {
                 let first = rows.start + lane;
-                grid.with(first, LANES, 1, cols.clone(), |row, _| {
-                    for (a, &x) in a.iter_mut().zip(row) {
-                        *a = M::start(x);
-                    }
-                });
+                grid.with(first, LANES, 1, cols.clone(), |row, _| acc.extend(row.iter().map(|&x| M::start(x))));
+                let a = &mut acc[lane * w..];
                 let mut r = first + LANES;
                 while r < rows.end {
                     let count = (rows.end - r).div_ceil(LANES).min(ROWS);

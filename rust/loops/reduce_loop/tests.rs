@@ -242,6 +242,46 @@ fn whole_reductions_into_one_element_destinations_of_any_dtype_and_offset() {
 }
 
 #[test]
+fn axis_reductions_into_destinations_of_any_layout_and_offset() {
+    // Several outputs of the destination's own dtype are copied into a
+    // C-contiguous destination whole, at its offset; any other layout, and
+    // another dtype, takes a map: each output lands at its own index, and
+    // no byte outside the destination's elements changes.
+    let shape = [4usize, 7, 5];
+    let mut b = Buf::new(4 * 140);
+    let x = array(&mut b, &shape, &[35, 5, 1], 0, value);
+    let values = f32s(&x);
+    let out_shape = [4usize, 5];
+    let layouts: Vec<(Dtype, Vec<isize>, usize)> = vec![
+        (Dtype::Float32, vec![5, 1], 0),
+        (Dtype::Float32, vec![5, 1], 3),    // C order at an offset
+        (Dtype::Float32, vec![1, 4], 2),    // transposed
+        (Dtype::Float32, vec![-5, -1], 19), // both axes reversed
+        (Dtype::Float32, vec![10, 2], 1),   // every other element
+        (Dtype::Float64, vec![5, 1], 1),    // another dtype, C order
+    ];
+    for (d, strides, offset) in layouts {
+        let mut ob = Buf::new(8 * 48);
+        ob.0.iter_mut().for_each(|w| *w = 0xA5A5_A5A5_A5A5_A5A5);
+        let dst = View::new(Layout { dtype: d, shape: out_shape.to_vec(), strides: strides.clone(), offset }, ob.memory()).unwrap();
+        let rs = vec![(Reduction::Monoid(Monoidal::Sum), 0)];
+        plan_reduce(load_prog(), shape.to_vec(), vec![1], rs, vec![dst.clone()], vec![Load::Plain(x.clone())]).unwrap().run().unwrap();
+        let got = f32s(&dst);
+        let mut written = vec![false; ob.0.len() * 8];
+        for (o, idx) in out_indices(&out_shape).iter().enumerate() {
+            let want = core::reduce(Sum, &gather(&values, &shape, &[1], idx)[..], false);
+            assert_eq!(got[o].to_bits(), want.to_bits(), "{} strides {strides:?} offset {offset} output {idx:?}", d.name());
+            let at = (offset as isize + idx[0] as isize * strides[0] + idx[1] as isize * strides[1]) as usize;
+            written[at * d.bytes()..(at + 1) * d.bytes()].iter_mut().for_each(|w| *w = true);
+        }
+        let bytes: Vec<u8> = ob.0.iter().flat_map(|w| w.to_le_bytes()).collect();
+        for (j, &byte) in bytes.iter().enumerate().filter(|&(j, _)| !written[j]) {
+            assert_eq!(byte, 0xA5, "{} strides {strides:?} offset {offset}: byte {j}", d.name());
+        }
+    }
+}
+
+#[test]
 fn a_destination_identical_to_the_operand_reads_a_copy() {
     // Sum of each row of x written over x's first column.
     let mut b = Buf::new(4 * 40);
