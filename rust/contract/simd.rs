@@ -311,7 +311,7 @@ lanes4!(f64_lanes4, f64, 4, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_fmadd_pd);
 /// Each row holds `kc` values; `out` holds `(kc - 1) w + 4` values.
 #[inline]
 pub unsafe fn deal4_f32(rows: [*const f32; 4], kc: usize, out: *mut f32, w: usize) {
-    debug_assert!(kc % 8 == 0);
+    debug_assert!(kc.is_multiple_of(8));
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     // SAFETY: the loads read depths k..k + 8 < kc of each row, the stores
     // write out[(k + j) w..][..4] for k + j < kc (the caller's contract).
@@ -347,7 +347,7 @@ pub unsafe fn deal4_f32(rows: [*const f32; 4], kc: usize, out: *mut f32, w: usiz
 /// As [`deal4_f32`].
 #[inline]
 pub unsafe fn deal4_f64(rows: [*const f64; 4], kc: usize, out: *mut f64, w: usize) {
-    debug_assert!(kc % 4 == 0);
+    debug_assert!(kc.is_multiple_of(4));
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     // SAFETY: as in `deal4_f32`.
     unsafe {

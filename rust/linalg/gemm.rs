@@ -192,6 +192,9 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
     let out = Out(c.as_mut_ptr());
     let fp = &f.data[..];
     pool::run_parts(parts, |part| {
+        // The whole wrapper, which threads share, not its pointer field
+        // (a closure would capture the field alone).
+        #[allow(clippy::redundant_locals)]
         let out = out;
         let mut ap = vec![T::zero(); nr * kc.min(kn)];
         let mut tile = vec![T::zero(); mr * nr];
@@ -239,7 +242,7 @@ pub fn sub_packed<T: Scalar>(c: &mut [T], ldc: usize, m: usize, a: &[T], lda: us
                         // are this part's alone; the panels hold dn depths
                         // of mr and nr values; `T::micro` gave a kernel of
                         // this CPU's instructions.
-                        unsafe { run_tile(mk, dn, panel, &ap, out.0.add(i0 + p * mr * ldc), ldc, rows, cols, &mut tile) }
+                        unsafe { run_tile(mk, dn, panel, ap, out.0.add(i0 + p * mr * ldc), ldc, rows, cols, &mut tile) }
                     }
                 }
             }

@@ -111,7 +111,11 @@ fn cholesky<T: Scalar>(w: &mut [Lanes<T>], n: usize, upper: bool) {
         // is a vector instruction.
         let d: Lanes<T::Real> = std::array::from_fn(|l| col[0][l].re());
         for (f, &d) in failed.iter_mut().zip(&d) {
-            *f |= !(d > zero);
+            // Not above zero, NaN included.
+            #[allow(clippy::neg_cmp_op_on_partial_ord)]
+            {
+                *f |= !(d > zero);
+            }
         }
         let root = d.map(|d| d.sqrt());
         for (x, &r) in col[0].iter_mut().zip(&root) {

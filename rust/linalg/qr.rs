@@ -135,6 +135,9 @@ fn apply_split<T: Scalar>(v: &[T], t: T, cols: &mut [T], ld: usize, j: usize, pa
     let per = n / g / parts * g;
     let at = Cols(cols.as_mut_ptr());
     pool::run_parts(parts, |p| {
+        // The whole wrapper, which threads share, not its pointer field
+        // (a closure would capture the field alone).
+        #[allow(clippy::redundant_locals)]
         let at = at;
         let c1 = if p + 1 == parts { n } else { (p + 1) * per };
         // SAFETY: part p's columns p per..c1 lie in `cols` (c1 <= n) and

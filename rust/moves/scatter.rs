@@ -203,7 +203,7 @@ impl Scatter {
         let width = if narrow { 4 } else { d.bits().div_ceil(8) };
         let big = targets.saturating_mul(width) > host.cache;
         let far = targets.saturating_mul(d.bits()) / 8 > host.cache;
-        let aligned = self.dst.memory.base as usize % d.bits().div_ceil(8).min(8) == 0;
+        let aligned = (self.dst.memory.base as usize).is_multiple_of(d.bits().div_ceil(8).min(8));
         let strategy = if slices >= host.threads {
             Strategy::PerSlice
         } else if self.combine == Combine::Set && self.unique && m >= 1 << 16 && aligned {
@@ -517,6 +517,9 @@ fn narrow_add_by_blocks<S: Slot, N: Num<R = f32> + Decode<S>>(n: &N, sc: &Scatte
         let has_at = Shared(has.as_mut_ptr());
         let sums = &sums;
         pool::run_parts(k, |p| {
+            // The whole wrapper, which threads share, not its pointer field
+            // (a closure would capture the field alone).
+            #[allow(clippy::redundant_locals)]
             let has_at = has_at;
             let (lo, hi) = bounds(t, k, p);
             // SAFETY: the flags of targets lo..hi, which this thread alone

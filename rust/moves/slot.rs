@@ -309,6 +309,7 @@ pub fn prefetch_lines(p: *const u8, bytes: usize) {
 /// # Safety
 /// As [`Slot::copy`].
 #[inline]
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn copy_run<S: Slot>(streaming: bool, src: *const u8, s: isize, ss: isize, dst: *mut u8, d: isize, ds: isize, n: usize) {
     if streaming && ss == 1 && ds == 1 && S::BITS >= 8 {
         // SAFETY: the runs of n whole elements lie in valid memory from

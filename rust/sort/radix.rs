@@ -87,7 +87,7 @@ fn starts(counts: &[usize; 256], n: usize) -> ([usize; 256], bool) {
         *s = at;
         at += c;
     }
-    (s, counts.iter().any(|&c| c == n))
+    (s, counts.contains(&n))
 }
 
 /// Counts of each digit of the keys of `items`, at each level from `level`.
@@ -256,6 +256,9 @@ pub fn sort<T: Word, K: Word, P: Pos>(
         .collect();
     let dst = Shared(b.as_mut_ptr());
     pool::run_parts(chunks, |c| {
+        // The whole wrapper, which threads share, not its pointer field
+        // (a closure would capture the field alone).
+        #[allow(clippy::redundant_locals)]
         let dst = dst;
         let mut at = offsets[c];
         for x in items(chunk(c)) {

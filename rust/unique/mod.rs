@@ -34,6 +34,13 @@ use hash::Secrets;
 use keys::{Any, Fixed, Hot, Keys, Width};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+/// A thread's result: set by that thread, taken once the threads are done.
+type Slot<T> = std::sync::Mutex<Option<T>>;
+
+/// A share's merge table: its keys and, for each, the block and the place
+/// in it of the key's first row.
+type Table<W> = (Keys<W>, Vec<(usize, usize)>);
+
 /// Rows from which `unique` declines: 2^40 - 1.
 pub const MOST_ROWS: usize = (1 << 40) - 1;
 
@@ -133,7 +140,7 @@ impl Plan {
         let per = n.div_ceil(blocks);
         let limit = DIRECT_VALUES.min(2 * rows as u64 + 1024);
         let keys = Words::of(&self.keys);
-        let spans: Vec<std::sync::Mutex<Option<[(u64, u64); 4]>>> = (0..blocks).map(|_| Default::default()).collect();
+        let spans: Vec<Slot<[(u64, u64); 4]>> = (0..blocks).map(|_| Default::default()).collect();
         pool::run_parts(blocks, |b| {
             let mut s = [(u64::MAX, 0u64); 4];
             let r = b * per..((b + 1) * per).min(n);
@@ -271,7 +278,7 @@ impl Plan {
     fn number_shared<W: Width>(&self, w: W, k: usize, per: usize, guess: usize) -> (Vec<u64>, Vec<u64>) {
         let n = self.rows();
         let range = |b: usize| b * per..((b + 1) * per).min(n);
-        let share = |h: u64| ((h >> 32) * k as u64 >> 32) as usize;
+        let share = |h: u64| (((h >> 32) * k as u64) >> 32) as usize;
         let (rows, ids) = (Words::of(&self.keys), Words::of(&self.ids));
         // Each block's (hash, row) pairs of each share, in order of rows.
         let lists: Vec<Vec<Vec<(u64, u64)>>> = crate::moves::walk::map_parts(k, |b| {
@@ -434,16 +441,18 @@ const NEW: u64 = 1 << 63;
 fn merge<W: Width>(parts: &[Keys<W>], w: W) -> Merged {
     let (blocks, shares) = (parts.len(), parts.len());
     let total: usize = parts.iter().map(|k| k.len()).sum();
-    let share = |h: u64| ((h >> 32) * shares as u64 >> 32) as usize;
+    let share = |h: u64| (((h >> 32) * shares as u64) >> 32) as usize;
     // Each block key's table (its share) and place in it, NEW where it is
     // its key's first, then its number.
     let of: Vec<Vec<AtomicU64>> = parts.iter().map(|k| (0..k.len()).map(|_| AtomicU64::new(0)).collect()).collect();
-    let tables: Vec<std::sync::Mutex<Option<(Keys<W>, Vec<(usize, usize)>)>>> = (0..shares).map(|_| Default::default()).collect();
+    let tables: Vec<Slot<Table<W>>> = (0..shares).map(|_| Default::default()).collect();
     pool::run_parts(shares, |p| {
         let mut table = Keys::with_room(w, total / shares + total / (4 * shares) + 1024);
         // Each of the table's keys' block and place in it.
         let mut origin = Vec::new();
         for (b, k) in parts.iter().enumerate() {
+            // By index: the loop also reads the hash AHEAD keys on.
+            #[allow(clippy::needless_range_loop)]
             for id in 0..k.len() {
                 if let Some(&ahead) = k.hashes.get(id + AHEAD) {
                     if share(ahead) == p {
@@ -468,7 +477,7 @@ fn merge<W: Width>(parts: &[Keys<W>], w: W) -> Merged {
         }
         *tables[p].lock().unwrap_or_else(|e| e.into_inner()) = Some((table, origin));
     });
-    let tables: Vec<(Keys<W>, Vec<(usize, usize)>)> = (tables.into_iter())
+    let tables: Vec<Table<W>> = (tables.into_iter())
         .map(|t| t.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every share merged"))
         .collect();
     // The new keys of the blocks before each block.

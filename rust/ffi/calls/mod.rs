@@ -198,23 +198,28 @@ const KEPT_PLANS: usize = 32;
 /// memory; `run_kept` runs it, keeping what the next run may take again.
 pub trait Keepable: Call + Sized + 'static {
     /// This thread's kept plans of this kind.
-    fn shelf() -> &'static LocalKey<RefCell<Vec<Box<Kept<Self>>>>>;
+    fn shelf() -> &'static LocalKey<Shelf<Self>>;
     /// As the plan's own `rebind`.
     fn rebind(&mut self, mems: impl Fn(usize) -> Memory) -> Result<(), String>;
     /// As the plan's own `run_kept`.
     fn run_kept(&mut self) -> Result<(), String>;
 }
 
+/// A thread's kept plans of one kind, boxed so that a plan taken from the
+/// shelf or put back moves as a pointer, not as its whole struct.
+#[allow(clippy::vec_box)]
+pub type Shelf<P> = RefCell<Vec<Box<Kept<P>>>>;
+
 thread_local! {
-    static MAPS: RefCell<Vec<Box<Kept<map::Plan>>>> = const { RefCell::new(Vec::new()) };
-    static REDUCTIONS: RefCell<Vec<Box<Kept<reduce_loop::Plan>>>> = const { RefCell::new(Vec::new()) };
+    static MAPS: Shelf<map::Plan> = const { RefCell::new(Vec::new()) };
+    static REDUCTIONS: Shelf<reduce_loop::Plan> = const { RefCell::new(Vec::new()) };
 }
 
 /// A plan type's [`Keepable`], by its own `rebind` and `run_kept`, on `shelf`.
 macro_rules! keepable {
     ($plan:ty, $shelf:ident) => {
         impl Keepable for $plan {
-            fn shelf() -> &'static LocalKey<RefCell<Vec<Box<Kept<Self>>>>> {
+            fn shelf() -> &'static LocalKey<Shelf<Self>> {
                 &$shelf
             }
             fn rebind(&mut self, mems: impl Fn(usize) -> Memory) -> Result<(), String> {

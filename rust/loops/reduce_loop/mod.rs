@@ -501,7 +501,7 @@ impl<'a, T: Copy + Default + Sync> Gathered<'a, T> {
         let mut done = 0;
         while done < buf.len() {
             let n = (inner - index[r - 1]).min(buf.len() - done);
-            strided_copy(&self.data, at, step, &mut buf[done..done + n]);
+            strided_copy(self.data, at, step, &mut buf[done..done + n]);
             at += step * n as isize;
             done += n;
             // Onto the next row of the reduced axes: the innermost index
