@@ -133,9 +133,10 @@ fn place(d: Dtype, shape: &[usize], lay: Lay, vals: &[C64]) -> Arr {
     let mut buf = Buf::new(((hi as usize + 2) * d.bits()).div_ceil(8) + 16);
     let view = View::new(l, buf.memory()).unwrap();
     let n: usize = shape.iter().product();
-    for t in 0..n {
+    assert!(vals.len() >= n, "a value for each of {n} elements");
+    for (t, &v) in vals.iter().enumerate().take(n) {
         let ix = unravel(shape, t);
-        put(view.memory, d, element(&view.layout, &ix), vals[t]);
+        put(view.memory, d, element(&view.layout, &ix), v);
     }
     Arr { _buf: buf, view }
 }
@@ -754,7 +755,7 @@ fn elements_enter_the_acc_as_cast_casts_them() {
                         Kind::I64 => via!(i64),
                     }
                 };
-                assert!(same_cols(&[got.clone()], &[want.clone()]), "{src:?} {x} into {acc:?}: {got:?} {want:?}");
+                assert!(same_cols(std::slice::from_ref(&got), std::slice::from_ref(&want)), "{src:?} {x} into {acc:?}: {got:?} {want:?}");
             }
         }
     }
@@ -917,7 +918,7 @@ fn within_the_bound_of_exact_sums_on_ill_conditioned_data() {
 /// it was.
 #[test]
 fn refusals_and_declines_leave_dst_untouched() {
-    let a = place(Dtype::Float32, &[3, 4], Lay::C, &vec![C64::new(1.0, 0.0); 12]);
+    let a = place(Dtype::Float32, &[3, 4], Lay::C, &[C64::new(1.0, 0.0); 12]);
     let b = place(Dtype::Float32, &[4, 5], Lay::C, &vec![C64::new(1.0, 0.0); 20]);
     let b_bad = place(Dtype::Float32, &[3, 5], Lay::C, &vec![C64::new(1.0, 0.0); 15]);
     let sentinel = vec![C64::new(7.0, 0.0); 15];
@@ -944,7 +945,7 @@ fn refusals_and_declines_leave_dst_untouched() {
     assert!(same_cols(&read_all(&wrong.view, Dtype::Float32), &wrong_before));
     // And the same call done.
     assert_eq!(contract(&mm, Dtype::Float32, &dst.view, None, &a.view, &b.view), Answer::Done);
-    assert!(read_all(&dst.view, Dtype::Float32).iter().all(|c| same_cols(&[c.clone()], &[Col::F32(vec![4.0])])));
+    assert!(read_all(&dst.view, Dtype::Float32).iter().all(|c| same_cols(std::slice::from_ref(c), &[Col::F32(vec![4.0])])));
 }
 
 /// dst may be init itself (C += A B), or share memory with an operand

@@ -95,7 +95,7 @@ fn specials(w: u32, inf: u128) -> Vec<u128> {
     let mag = s - 1;
     let mut v = vec![0, s, inf, s | inf, 1, s | 1, mag, s | mag, inf - 1, s | (inf - 1)];
     if inf < mag {
-        v.extend([inf + 1, s | (inf + 1), mag - 1, s | mag, inf | (mag - inf) / 2 + 1]);
+        v.extend([inf + 1, s | (inf + 1), mag - 1, s | mag, inf | ((mag - inf) / 2 + 1)]);
     }
     v
 }

@@ -225,7 +225,9 @@ type Find<'a> = dyn FnMut(u64, &dyn Fn(usize) -> u64, u64) -> u64 + 'a;
 fn probes_through_equal_tags_the_table_end_and_growth() {
     let mut s = 12u64;
     let hashes: Vec<u64> = (0..3000u64).map(|i| if i % 3 == 0 { 1023 } else if i % 3 == 1 { splitmix(&mut s) } else { 1022 | i << 40 }).collect();
-    let widths: [(usize, &dyn Fn(u64, usize) -> u64); 2] = [(1, &|i, _| i * 7), (3, &|i, j| i << j)];
+    // A key's width and its word j of row i.
+    type Words<'a> = &'a dyn Fn(u64, usize) -> u64;
+    let widths: [(usize, Words); 2] = [(1, &|i, _| i * 7), (3, &|i, j| i << j)];
     for (w, key) in widths {
         for hot in [false, true] {
             let mut keys = Keys::new(Any(w), true);
