@@ -164,7 +164,7 @@ where
             for lane in 0..present {
                 let first = rows.start + lane;
                 grid.with(first, LANES, 1, cols.clone(), |row, _| acc.extend(row.iter().map(|&x| M::start(x))));
-                let a = &mut acc[lane * w..];
+                let a = &mut acc[lane * w..(lane + 1) * w];
                 let mut r = first + LANES;
                 while r < rows.end {
                     let count = (rows.end - r).div_ceil(LANES).min(ROWS);
