@@ -227,57 +227,62 @@ pub unsafe fn sort<T: Word, K: Word>(
             let base = b.lo << (w.shift - low);
             let r = (64 - (b.hi - b.lo).leading_zeros()) + w.shift - low;
             let lk = move |t: T| (key(t).low(low) as u64 & mask).wrapping_sub(base);
-            let in_y = if m > TINY && r <= LSD {
-                lsd(Some(items), &mut x[..m], &mut y[..m], r, &lk)
-            } else {
-                x[..m].copy_from_slice(items);
-                in_cache(&mut x[..m], &mut y[..m], r, &lk)
-            };
+            let in_y = in_cache(Some(items), &mut x[..m], &mut y[..m], r, &lk);
             let sorted = if in_y { &y[..m] } else { &x[..m] };
             put(b.start, &sorted[..m.min(k - b.start)]);
         }
     });
 }
 
-/// Sorts `x` stably by the `r` low bits of `lk`, the bits above them equal
-/// among its items, using `y` (as long) as scratch; true where the result
-/// ends in `y`.
-fn in_cache<T: Word>(x: &mut [It<T>], y: &mut [It<T>], r: u32, lk: &impl Fn(T) -> u64) -> bool {
+/// Sorts stably by the `r` low bits of `lk` the items of `src`, or of `x`
+/// where `src` is `None`, the bits above them equal among them, using `x`
+/// and `y` (each as long as the items) as room; true where the result ends
+/// in `y`, else it is in `x`.
+fn in_cache<T: Word>(src: Option<&[It<T>]>, x: &mut [It<T>], y: &mut [It<T>], r: u32, lk: &impl Fn(T) -> u64) -> bool {
     let m = x.len();
-    if r == 0 || m <= 1 {
-        return false;
-    }
-    if m <= TINY {
-        radix::insertion(x, lk);
+    assert!(y.len() == m && src.is_none_or(|s| s.len() == m), "in_cache sorts m items in room of m");
+    if r == 0 || m <= TINY {
+        if let Some(s) = src {
+            x.copy_from_slice(s);
+        }
+        if r > 0 {
+            radix::insertion(x, lk);
+        }
         return false;
     }
     if r <= LSD {
-        return lsd(None, x, y, r, lk);
+        return lsd(src, x, y, r, lk);
     }
-    // By the top digit, each digit's run of more than TINY items then
-    // sorted on its own, and the shorter ones by one insertion over all
-    // (which moves no item past its run's start: the runs before hold
-    // lesser keys). The digit has as many values as items where they are
-    // at most 256, else as many as the square root of theirs, so that
-    // two distributions leave runs of about one item.
+    // By the top digit, read from where the items lie into y, each digit's
+    // run of more than TINY items then sorted on its own, and the shorter
+    // ones by one insertion over all (which moves no item past its run's
+    // start: the runs before hold lesser keys). The digit has as many
+    // values as items where they are at most 256, else as many as the
+    // square root of theirs, so that two distributions leave runs of about
+    // one item.
     let l = usize::BITS - (m - 1).leading_zeros();
     let w = l.min(DEEP).min(r);
     let sh = r - w;
     let digit = (1usize << w) - 1;
-    let mut starts = vec![0u32; digit + 2];
-    x.iter().for_each(|it| starts[1 + ((lk(it.bits) >> sh) as usize & digit)] += 1);
-    for d in 0..=digit {
-        starts[d + 1] += starts[d];
+    let from: &[It<T>] = src.unwrap_or(x);
+    // Each digit's count, then the start of its run, then, once each item
+    // is placed, the end of its run (the next one's start).
+    let mut ends = vec![0u32; digit + 1];
+    from.iter().for_each(|it| ends[(lk(it.bits) >> sh) as usize & digit] += 1);
+    let mut at = 0;
+    for e in ends.iter_mut() {
+        (*e, at) = (at, at + *e);
     }
-    let mut at = starts.clone();
-    for it in x.iter() {
-        let d = &mut at[(lk(it.bits) >> sh) as usize & digit];
+    for it in from {
+        let d = &mut ends[(lk(it.bits) >> sh) as usize & digit];
         y[*d as usize] = *it;
         *d += 1;
     }
-    for d in 0..=digit {
-        let run = starts[d] as usize..starts[d + 1] as usize;
-        if run.len() > TINY && in_cache(&mut y[run.clone()], &mut x[run.clone()], sh, lk) {
+    let mut start = 0;
+    for &end in &ends {
+        let run = start..end as usize;
+        start = run.end;
+        if run.len() > TINY && in_cache(None, &mut y[run.clone()], &mut x[run.clone()], sh, lk) {
             y[run.clone()].copy_from_slice(&x[run]);
         }
     }
