@@ -16,11 +16,10 @@
 //! from the least significant where two cover them, else by a distribution
 //! on a top digit of about as many values as items (at most [`DEEP`] bits),
 //! its longer runs sorted so in turn and the rest by one insertion over the
-//! bucket. Each distribution
-//! keeps equal digits in their order, so the result is the stable order
-//! whatever the threads: they count and distribute by chunks of elements (a
-//! chunk's elements of a bucket after the earlier chunks'), and then share
-//! the buckets.
+//! bucket. Each distribution keeps equal digits in their order, so the
+//! result is the stable order whatever the threads: they count and
+//! distribute by chunks of elements (a chunk's elements of a bucket after
+//! the earlier chunks'), and then share the buckets.
 
 use super::order::Word;
 use super::radix::{self, Item, Shared, SMALL};
@@ -93,6 +92,19 @@ fn count<T: Word, K: Word>(n: usize, chunks: usize, read: &(impl Fn(usize) -> T 
         }
         out
     })
+}
+
+/// The most elements a bucket of several bins holds, of `n` in all, in
+/// items of `item` bytes: as many as take half of L2 in its two buffers,
+/// or, where that makes more buckets than half the first-level cache holds
+/// lines (the line each bucket's writes go to), more, up to filling L2, so
+/// that the distribution writes fewer streams. On a Zen 3 (32 KiB L1, 512
+/// KiB L2), Rust alone, best of several: float32 10M [0,1) ~193 -> ~161 ms
+/// and int64 10M ~260 -> ~240 ms against half of L2 throughout, where
+/// buckets that filled L2 throughout made float32 1M ~14.0 -> ~15.2 ms.
+pub(super) fn bucket_cap(n: usize, item: usize, c: caches::Sizes) -> usize {
+    let streams = (c.l1 / 2 / 64).max(1);
+    n.div_ceil(streams).clamp(c.l2 / 64, c.l2 / (2 * item))
 }
 
 /// A bucket: its bins `lo..=hi` and its elements' places `start..end`.
@@ -173,16 +185,7 @@ pub unsafe fn sort<T: Word, K: Word>(
     }
     let mut total = vec![0u32; w.mask + 1];
     counts.iter().for_each(|c| total.iter_mut().zip(&c.bins).for_each(|(t, c)| *t = t.wrapping_add(*c)));
-    // A bucket's two buffers of items take half of L2, or, where that makes
-    // more buckets than half the first-level cache holds lines (the line
-    // each bucket's writes go to), more, up to filling L2: fewer buckets
-    // make the distribution's streams of writes fewer. On a Zen 3 (32 KiB
-    // L1, 512 KiB L2), Rust alone, best of several: float32 10M [0,1) ~193
-    // -> ~161 ms and int64 10M ~260 -> ~246 ms, where buckets that fill L2
-    // throughout made float32 1M ~14.0 -> ~15.2 ms.
-    let c = caches::sizes();
-    let streams = (c.l1 / 2 / 64).max(1);
-    let cap = n.div_ceil(streams).clamp(c.l2 / 64, c.l2 / (2 * std::mem::size_of::<It<T>>()));
+    let cap = bucket_cap(n, std::mem::size_of::<It<T>>(), caches::sizes());
     let (bks, of) = buckets(&total, cap.max(TINY));
     // Each chunk's elements of a bucket follow the earlier chunks'.
     let mut at: Vec<usize> = bks.iter().map(|b| b.start).collect();

@@ -579,3 +579,29 @@ fn sub_byte_elements_pack_from_the_low_bits() {
     // SAFETY: as above.
     assert_eq!(unsafe { *bytes }, 0b0011_0111);
 }
+
+/// A bucket's cap: half of L2 in its two buffers for a slice that fills at
+/// most as many buckets as half of L1 holds lines, more for a longer one,
+/// up to filling L2, whatever the item's width and the caches' sizes.
+#[test]
+fn bucket_caps_grow_with_the_slice_within_l2() {
+    let zen3 = crate::core::caches::Sizes { l1: 32 << 10, l2: 512 << 10, l3: 32 << 20 };
+    // 256 streams: 1M float32 elements make 123 buckets of half of L2;
+    // 10M would make 1221, so they grow, up to filling L2 (32768 items of
+    // 8 bytes, 16384 of 16); 3M grow to 256 buckets' worth.
+    assert_eq!(bucket::bucket_cap(1_000_000, 8, zen3), 8192);
+    assert_eq!(bucket::bucket_cap(10_000_000, 8, zen3), 32768);
+    assert_eq!(bucket::bucket_cap(10_000_000, 16, zen3), 16384);
+    assert_eq!(bucket::bucket_cap(3_000_000, 8, zen3), 11719);
+    for (l1, l2) in [(32 << 10, 256 << 10), (48 << 10, 2 << 20), (64 << 10, 1 << 20)] {
+        let c = crate::core::caches::Sizes { l1, l2, l3: 8 << 20 };
+        for item in [8, 16] {
+            let mut last = 0;
+            for n in [70_000, 1 << 20, 5 << 20, 1 << 24, 1 << 30] {
+                let cap = bucket::bucket_cap(n, item, c);
+                assert!(cap >= l2 / 64 && 2 * item * cap <= l2 && cap >= last, "l1 {l1} l2 {l2} item {item} n {n}: {cap}");
+                last = cap;
+            }
+        }
+    }
+}
