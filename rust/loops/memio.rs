@@ -104,9 +104,10 @@ unsafe fn transposed(size: usize, src: *const u8, ss: isize, dst: *mut u8, ds: i
     }
 }
 
-/// Whether a dtype's runs move through [`transposed`] blocks: elements of
-/// 4, 8 or 16 bytes that its register type holds bit for bit.
-fn tiles_transposed(d: Dtype) -> Option<usize> {
+/// The bytes of a dtype's elements where its runs move through
+/// [`transposed`] blocks: 4, 8 or 16 that its register type holds bit for
+/// bit; `None` for other dtypes.
+pub fn tiles_transposed(d: Dtype) -> Option<usize> {
     native_bytes(d).filter(|s| matches!(s, 4 | 8 | 16))
 }
 

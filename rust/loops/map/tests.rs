@@ -548,13 +548,58 @@ fn short_rows_stack_into_one_column() {
         check(cast, &[2, 700, 3], d as u64 + 9);
     }
     // One row, or a Coord node: no stack.
-    assert_eq!(stacked_rows(None, 4, false, false), 1);
-    assert_eq!(stacked_rows(Some(100), 4, true, false), 1);
-    assert_eq!(stacked_rows(Some(100), 4, false, true), 1);
-    assert_eq!(stacked_rows(Some(100), TILE / 8 + 1, false, false), 1);
-    assert_eq!(stacked_rows(Some(100), TILE / 8, false, false), 8);
-    assert_eq!(stacked_rows(Some(100), 4, false, false), 100);
-    assert_eq!(stacked_rows(Some(1000), 4, false, false), TILE / 4);
+    assert_eq!(stacked_rows(None, 4, false, false, false), 1);
+    assert_eq!(stacked_rows(Some(100), 4, true, false, false), 1);
+    assert_eq!(stacked_rows(Some(100), 4, false, true, false), 1);
+    assert_eq!(stacked_rows(Some(100), TILE / 8 + 1, false, false, false), 1);
+    assert_eq!(stacked_rows(Some(100), TILE / 8, false, false, false), 8);
+    assert_eq!(stacked_rows(Some(100), 4, false, false, false), 100);
+    assert_eq!(stacked_rows(Some(1000), 4, false, false, false), TILE / 4);
+    // Long rows of a transposable operand: a transposed tile's rows, fewer
+    // where the loop has fewer; none with a Coord node or blocks of rows.
+    assert_eq!(stacked_rows(Some(100), 5000, false, false, true), transpose::TILE);
+    assert_eq!(stacked_rows(Some(3), 5000, false, false, true), 3);
+    assert_eq!(stacked_rows(Some(100), 5000, true, false, true), 1);
+    assert_eq!(stacked_rows(Some(100), 5000, false, true, true), 1);
+    assert_eq!(stacked_rows(None, 5000, false, false, true), 1);
+}
+
+/// Long rows of an operand read (or written) across them, its rows side
+/// by side, go in items of a transposed tile's rows, the operand moved by
+/// whole tiles: a cast from a transposed 316 x 316 float32 operand into a
+/// contiguous int32 one stacks 8 whole rows, which the destination joins
+/// (so the cast writes it in place), and one of rows of 1100 stacks 8
+/// parts of 128, which neither operand joins; and such loops, of rows that
+/// the items' parts and stacks do not divide, in every layout and of 4-,
+/// 8- and 16-byte and other dtypes, give the reference's results on 1 and
+/// 3 threads.
+#[test]
+fn long_transposed_rows_move_by_tiles() {
+    let (f, i) = (Dtype::Float32, Dtype::Int32);
+    let cast = |from, to| Prog::new(vec![from], vec![Node::Load(0), Node::Cast(to, 0)], vec![1]).unwrap();
+    let mut src = Buf::zeros(4 * 1100 * 316);
+    let mut dst = Buf::zeros(4 * 1100 * 316);
+    let mut transposed = |rows: usize, cols: usize| {
+        let t = Layout { strides: vec![1, rows as isize], ..Layout::contiguous(f, &[rows, cols]) };
+        let x = View::new(t, src.memory()).unwrap();
+        let z = View::new(Layout::contiguous(i, &[rows, cols]), dst.memory()).unwrap();
+        loop_of(&plan(cast(f, i), vec![z], vec![x]).unwrap())
+    };
+    let lp = transposed(316, 316);
+    assert_eq!((lp.stack, lp.inner, lp.tile, lp.item_rows()), (transpose::TILE, 316, 316, 316usize.div_ceil(8)));
+    assert!(lp.ops[0].joins && !lp.ops[1].joins);
+    assert_eq!(lp.direct.to_vec(), vec![None, Some(0)]);
+    let lp = transposed(316, 1100);
+    assert_eq!((lp.stack, lp.inner, lp.tile), (transpose::TILE, 1100, TILE / transpose::TILE));
+    assert!(!lp.ops[0].joins && !lp.ops[1].joins);
+    assert_eq!(lp.direct.to_vec(), vec![None; 2]);
+    for (d, e) in [(f, i), (Dtype::Float64, Dtype::Float64), (Dtype::Complex128, Dtype::Complex128), (Dtype::Float16, f), (Dtype::Int8, Dtype::Int64)] {
+        check(cast(d, e), &[131, 300], d as u64 + 3);
+        check(cast(d, e), &[2, 13, 141], d as u64 + 5);
+        check(cast(d, e), &[19, 1100], d as u64 + 7);
+    }
+    let add = Prog::new(vec![f, f], vec![Node::Load(0), Node::Load(1), Node::Binary(Binary::Add, 0, 1)], vec![2]).unwrap();
+    check(add, &[45, 260], 17);
 }
 
 #[test]
