@@ -3,8 +3,8 @@
 //! sorted there and written out in order.
 //!
 //! One read counts the keys' bins, their top [`BIN_BITS`] bits that differ
-//! (from the highest bit that differs among the keys: a second read where
-//! the first counted bits that all keys share), and notes the bits that
+//! (from the highest bit that differs among a sample of the keys: a second
+//! read where the keys differ higher up than the sample), and notes the bits that
 //! every key shares. Consecutive bins make up a bucket while its two
 //! buffers of items (8 or 16 bytes each) fit half of L2, or all of it where
 //! there would otherwise be more buckets than half the first-level cache
@@ -43,6 +43,9 @@ const DEEP: u32 = 16;
 
 /// Elements a chunk of the count and the distribution takes at least.
 const CHUNK: usize = 1 << 16;
+
+/// Keys of the sample that the first count's bins are taken from.
+const SAMPLE: usize = 1 << 10;
 
 /// Runs of at most this many items are sorted by insertion.
 const TINY: usize = 24;
@@ -167,9 +170,20 @@ pub unsafe fn sort<T: Word, K: Word>(
     assert!(fits::<K>(n), "a long slice of narrow keys");
     let chunks = if threads > 1 { n.div_ceil(CHUNK).min(threads) } else { 1 };
     let per = n.div_ceil(chunks);
-    let bits = 8 * K::BYTES as u32;
-    let wide = bits.min(BIN_BITS);
-    let mut w = Window { shift: bits - wide, mask: (1 << wide) - 1 };
+    let wide = (8 * K::BYTES as u32).min(BIN_BITS);
+    // The bins of keys whose bits differ up to bit `top` (exclusive): the
+    // top `wide` of those bits.
+    let window = |top: u32| Window { shift: top.saturating_sub(wide), mask: (1 << wide) - 1 };
+    // The first count's bins are those of the bits that differ among a
+    // sample of the keys, spread over the slice: bits that differ among
+    // them differ among all keys, so the count misses its bins only where
+    // the keys differ higher up than the sample does, and then counts again
+    // (once, where the bins were the bits below the key's top, it counted
+    // every time that the keys shared their top bits: float32 in [0, 1),
+    // small integers).
+    let s = SAMPLE.min(n);
+    let (so, sa) = (0..s).map(|j| key(read(j * n / s)).low(0) as u64).fold((0, u64::MAX), |(o, a), v| (o | v, a & v));
+    let mut w = window(64 - (so ^ sa).leading_zeros());
     let mut counts = count(n, chunks, &read, key, w);
     let vary = counts.iter().fold(0, |v, c| v | c.or) ^ counts.iter().fold(u64::MAX, |v, c| v & c.and);
     let first = |i: usize| It { bits: read(i), pos: i as u32 };
@@ -179,8 +193,8 @@ pub unsafe fn sort<T: Word, K: Word>(
         return;
     }
     let top = 64 - vary.leading_zeros();
-    if top < w.shift + wide {
-        w.shift = top.saturating_sub(wide);
+    if window(top).shift != w.shift {
+        w = window(top);
         counts = count(n, chunks, &read, key, w);
     }
     let mut total = vec![0u32; w.mask + 1];
