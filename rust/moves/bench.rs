@@ -95,7 +95,8 @@ fn time_moves() {
             let mut pos: Vec<u64> = (0..m as u64).map(|i| i * step + splitmix(&mut s) % step).collect();
             // The host's strategy, under unique (updates split) and
             // without it (targets split past the cache), then as if its
-            // largest cache held every target (no prefetches).
+            // largest cache held every target (one thread; targets past
+            // L2 are prefetched all the same, unless they climb).
             let largest = crate::core::caches::largest();
             for (unique, cache) in [(true, largest), (false, largest), (true, usize::MAX)] {
                 report(&format!("scatter_set {m} into {n}, in place, unique {unique}, cache {cache}"), &mut || {
@@ -253,5 +254,40 @@ fn time_ranges_and_fold() {
             fold::plan(p.clone(), d, xv).unwrap().run().unwrap()
         });
         println!("fold 3x3 stride 1 pad 1 over [64; 256; 256] float32, {threads} threads: {ms:.2} ms");
+    }
+}
+
+/// scatter Add of float32 on one thread and on every core, the host's
+/// strategy, best of five: random positions, 10M into 1M targets (past
+/// L2, within a large L3) and 1M into 100K (within L2), and the same
+/// positions sorted (climbing). `SCATTER_REPS=k` repeats the whole set.
+#[test]
+#[ignore]
+fn time_scatter_add() {
+    let mut s = 5u64;
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let reps = std::env::var("SCATTER_REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(1);
+    let mut cases = vec![];
+    for (n, m) in [(1_000_000usize, 10_000_000usize), (100_000, 1_000_000), (10_000_000, 10_000_000)] {
+        let pos: Vec<u64> = (0..m).map(|_| splitmix(&mut s) % n as u64).collect();
+        let mut sorted = pos.clone();
+        sorted.sort_unstable();
+        cases.push((n, m, "random", pos));
+        cases.push((n, m, "sorted", sorted));
+    }
+    for _ in 0..reps {
+        for (n, m, kind, pos) in cases.iter_mut() {
+            let (n, m) = (*n, *m);
+            let mut into: Vec<u64> = (0..n / 2).map(|_| 0x3f80_0000_3f80_0000).collect();
+            let mut upd: Vec<u64> = (0..m / 2).map(|_| 0x3f80_0000_3f80_0000).collect();
+            for threads in [1, all] {
+                pool::set_threads(threads).unwrap();
+                let ms = best(|| {
+                    let (d, p, u) = (view(&mut into, Dtype::Float32, &[n]), view(pos, Dtype::Int64, &[m]), view(&mut upd, Dtype::Float32, &[m]));
+                    scatter::plan(Combine::Add, false, 0, d.clone(), d, p, u).unwrap().run().unwrap()
+                });
+                println!("scatter_add float32 {kind} {m} into {n}, {threads} threads: {ms:.2} ms");
+            }
+        }
     }
 }
