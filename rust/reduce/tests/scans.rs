@@ -161,6 +161,20 @@ fn arg_takes_the_first_extreme_and_the_first_nan() {
             }
         }
     }
+    // The extreme's first occurrence at every place of the vector rows
+    // that find it (and past them), with a later tie, in every carried type.
+    for n in [1, 5, 31, 32, 33, 64, 100, 129] {
+        for at in 0..n {
+            let f: Vec<f64> = (0..n).map(|i| if i == at || i == n - 1 { 7.5 } else { -(i as f64) }).collect();
+            let g: Vec<f32> = f.iter().map(|&x| x as f32).collect();
+            let h: Vec<i64> = f.iter().map(|&x| x as i64 - (1 << 40)).collect();
+            let u: Vec<u64> = h.iter().map(|&x| x as u64).collect();
+            assert_eq!(arg(Max, &f[..], false), Some((7.5, at as i64)), "f64 n={n} at={at}");
+            assert_eq!(arg(Max, &g[..], false), Some((7.5, at as i64)), "f32 n={n} at={at}");
+            assert_eq!(arg(Max, &h[..], false), Some((7 - (1 << 40), at as i64)), "i64 n={n} at={at}");
+            assert_eq!(arg(Min, &u[..], false).map(|p| p.1), arg_reference::<u64, Min>(&u).map(|p| p.1), "u64 n={n} at={at}");
+        }
+    }
     assert_eq!(arg(Max, &[-0.0f64, 0.0, -0.0][..], false), Some((0.0, 1)));
     assert_eq!(arg(Min, &[0.0f64, -0.0, -0.0][..], false).map(|(v, i)| (v.to_bits(), i)), Some(((-0.0f64).to_bits(), 1)));
     let filled = Fill { count: 3000, fill: |s: usize, o: &mut [i64]| o.iter_mut().enumerate().for_each(|(k, v)| *v = ((s + k) % 1000) as i64) };
