@@ -111,7 +111,7 @@ macro_rules! first_equal {
 first_equal!(first_equal32, u32, i32, 8, _mm256_set1_epi32, _mm256_cmpeq_epi32, _mm256_movemask_ps, _mm256_castsi256_ps);
 first_equal!(first_equal64, u64, i64, 4, _mm256_set1_epi64x, _mm256_cmpeq_epi64, _mm256_movemask_pd, _mm256_castsi256_pd);
 
-/// `terms` as the words of their bits (`$w` as wide as `$t`).
+/// `terms` as the words of their bits (`$w` as wide as a term).
 macro_rules! as_words {
     ($terms:expr, $w:ty) => {{
         let t = $terms;
