@@ -144,6 +144,18 @@ class OtherWork:
         return max(0.0, (b1 - b0 - (o1 - o0)) / (w1 - w0)) if w1 - w0 >= 0.5 else None
 
 
+def settle() -> None:
+    """Waits until the threads of this process, numpy's, have gone to sleep:
+    the first window of report.SETTLE_QUIET_S in which they used under a
+    twentieth of it in CPU time, or report.SETTLE_MOST_S."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < report.SETTLE_MOST_S:
+        cpu = time.process_time()
+        time.sleep(report.SETTLE_QUIET_S)
+        if time.process_time() - cpu < report.SETTLE_QUIET_S / 20:
+            return
+
+
 def samples(nx: Nx, numpy_time, s: Settings, threads: int) -> tuple[list[float], list[float], float | None]:
     """Interleaved samples of both sides, the order swapped every round, and
     the cores other work kept busy meanwhile."""
@@ -155,7 +167,7 @@ def samples(nx: Nx, numpy_time, s: Settings, threads: int) -> tuple[list[float],
         for into, time_k, k in pair if r % 2 == 0 else reversed(pair):
             into.append(time_k(k))
             if into is theirs and threads > 1:
-                time.sleep(report.SETTLE_S)
+                settle()
     return ours, theirs, other.cores()
 
 

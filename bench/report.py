@@ -20,12 +20,18 @@ CSV_HEADER = ["case", "dtype", "shape", "threads", "nx_median_s", "peer", "peer_
               "nx_peak_bytes", "peer_peak_bytes"]
 
 
-# Seconds the driver waits after each of the peer's samples on several
-# threads before the next sample: OpenBLAS's idle threads spin for about a
-# tenth of a second after a call (measured: 25-50 ms of CPU within 200 ms of
-# a 2-thread matmul), and a sample of ours started meanwhile shares a core
+# After each of the peer's samples on several threads the driver waits for
+# the peer's threads to sleep before the next sample: OpenBLAS's idle
+# threads spin after a call for 2^28 cycles of the time-stamp counter
+# (measured here: 141 ms after a 2-thread matmul, where a fixed pause of
+# 100 ms let our 2-thread matmul 1024 share a core with them: median ~9.9
+# against ~8.2 ms), and a sample of ours started meanwhile shares a core
 # with them. Ours sleep at once, so waiting after the peer's alone suffices.
-SETTLE_S = 0.1
+# The wait ends at the first window of SETTLE_QUIET_S in which the driver's
+# process (whose threads are numpy's) used under a twentieth of it in CPU
+# time, and after SETTLE_MOST_S at most.
+SETTLE_QUIET_S = 0.02
+SETTLE_MOST_S = 1.0
 
 BUSY = 0.25  # cores of other work past which a row is marked
 
@@ -394,9 +400,10 @@ def write_markdown(path, rows, lim, meta):
         f"and one of numpy's, the order swapped every round, so drift hits both. A sample is "
         f"enough back-to-back calls to last {1000 * s.sample_s:.0f} ms (at least one), timed "
         f"around the loop; its time is per call. We report the median and the min of the samples. "
-        f"On several threads each of the peer's samples is followed by a pause of "
-        f"{1000 * SETTLE_S:.0f} ms before the next, so that OpenBLAS's idle threads, which "
-        f"spin about a tenth of a second after a call, have stopped before a sample of ours starts.",
+        f"On several threads each of the peer's samples is followed by a wait for its threads "
+        f"to sleep (OpenBLAS's spin well over a tenth of a second after a call): until a window "
+        f"of {1000 * SETTLE_QUIET_S:.0f} ms in which numpy's process used under a twentieth of it "
+        f"in CPU time, {SETTLE_MOST_S:.0f} s at most, so that no sample of ours shares a core with them.",
         other_work_method(s),
         f"- Threads: ours through `Nx_cpu.set_threads` (1, then all {n}); numpy's through "
         f"threadpoolctl. numpy's elementwise functions, reductions and scans run on one thread "
