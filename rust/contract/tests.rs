@@ -1310,6 +1310,39 @@ fn micro_speed() {
     one::<f64>("float64");
 }
 
+/// GFLOP/s by the wall clock (the best of several calls) on each thread
+/// count of `CONTRACT_THREADS` (as `1,2,4`; 1 and 2 where unset), to see
+/// how the products scale: `CONTRACT_SPEED=name` keeps the cases whose name
+/// contains it;
+/// `cargo test --release --no-default-features --lib contract::tests::thread_speed -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn thread_speed() {
+    let only = std::env::var("CONTRACT_SPEED").unwrap_or_default();
+    let threads: Vec<usize> = std::env::var("CONTRACT_THREADS").unwrap_or_default().split(',').filter_map(|t| t.parse().ok()).collect();
+    let threads = if threads.is_empty() { vec![1, 2] } else { threads };
+    for (name, c, acc, flops) in speed_cases().into_iter().filter(|(name, ..)| name.contains(&only)) {
+        let (a, b, d) = operands(&c);
+        let reps = (8e9 / flops).clamp(5.0, 200.0) as usize;
+        let rates: Vec<String> = threads
+            .iter()
+            .map(|&t| {
+                pool::set_threads(t).unwrap();
+                let best = (0..reps)
+                    .map(|_| {
+                        let t0 = std::time::Instant::now();
+                        assert_eq!(contract(&c.pairs, acc, &d.view, None, &a.view, &b.view), Answer::Done);
+                        t0.elapsed().as_secs_f64()
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                format!("{t} thr {:7.1}", flops / best / 1e9)
+            })
+            .collect();
+        println!("{name:<28} GFLOP/s: {}", rates.join(" | "));
+    }
+    pool::set_threads(1).unwrap();
+}
+
 /// GFLOP/s on one thread by the calling thread's CPU time (the least of
 /// several calls), which other processes loading the machine disturb less
 /// than the wall clock: `CONTRACT_SPEED=name` keeps the cases whose name
