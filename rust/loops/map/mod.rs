@@ -404,8 +404,9 @@ pub fn plan_loads(prog: impl Into<Arc<Prog>>, dsts: Vec<View>, loads: Vec<Load>)
         })
         .unzip();
     // The views were checked to lie in their memory, so their spans are.
-    let spans = dsts.iter().chain(&loads).map(|v| v.layout.span().ok().flatten()).collect();
-    let (copied, ranges, reached) = (vec![], vec![], vec![]);
+    let spans: Vec<_> = dsts.iter().chain(&loads).map(|v| v.layout.span().ok().flatten()).collect();
+    let ranges = dsts.iter().chain(&loads).zip(&spans).map(|(v, &span)| v.byte_range_of(span)).collect();
+    let (copied, reached) = (vec![], vec![]);
     let mut plan = Plan { prog, shape, dsts, loads, pads, copied, spans, ranges, reached, last: None, work: 0 };
     plan.work = plan.reckon_work();
     plan.bind()?;
@@ -413,16 +414,12 @@ pub fn plan_loads(prog: impl Into<Arc<Prog>>, dsts: Vec<View>, loads: Vec<Load>)
 }
 
 impl Plan {
-    /// Derives what the plan's checks found in its views' memory: their
-    /// byte ranges, which must not meet between destinations, and which
-    /// loads a destination overlaps.
+    /// Derives what the plan's checks found in its views' memory, from
+    /// their byte ranges (taken by the caller): those of the destinations
+    /// must not meet, and which loads a destination overlaps.
     fn bind(&mut self) -> Result<(), String> {
         let (dsts, loads) = (&self.dsts, &self.loads);
         let n = dsts.len();
-        self.ranges.clear();
-        for (v, &span) in dsts.iter().chain(loads).zip(&self.spans) {
-            self.ranges.push(v.byte_range_of(span));
-        }
         let (dst_ranges, load_ranges) = self.ranges.split_at(n);
         for k in 0..n {
             if let Some(j) = (0..k).find(|&j| ranges_meet(dst_ranges[j], dst_ranges[k])) {
@@ -460,6 +457,9 @@ impl Plan {
                 v.layout.check_within(m.extent(v.layout.dtype)).map_err(|e| format!("operand {i} {e}"))?;
             }
             v.memory = m;
+            // Its byte range, taken here rather than by a second walk of
+            // the views through chained iterators.
+            self.ranges[i] = v.byte_range_of(self.spans[i]);
         }
         self.bind()
     }
