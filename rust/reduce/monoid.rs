@@ -111,15 +111,28 @@ macro_rules! first_equal {
 first_equal!(first_equal32, u32, i32, 8, _mm256_set1_epi32, _mm256_cmpeq_epi32, _mm256_movemask_ps, _mm256_castsi256_ps);
 first_equal!(first_equal64, u64, i64, 4, _mm256_set1_epi64x, _mm256_cmpeq_epi64, _mm256_movemask_pd, _mm256_castsi256_pd);
 
-/// `terms` as the words of their bits (`$w` as wide as a term).
-macro_rules! as_words {
-    ($terms:expr, $w:ty) => {{
-        let t = $terms;
-        // SAFETY: the terms are plain values of $w's size and alignment
-        // (f32/u32, f64/u64, i64/u64), every bit pattern a valid $w; the
-        // slice borrows theirs.
-        unsafe { std::slice::from_raw_parts(t.as_ptr() as *const $w, t.len()) }
-    }};
+/// A term's bits as an unsigned word of its width.
+///
+/// # Safety
+/// `Self` is a plain value (no padding, no pointers) of `W`'s size and
+/// alignment.
+unsafe trait Bits<W: Copy>: Copy {}
+// SAFETY: each is a plain value of the word's size and alignment.
+unsafe impl Bits<u32> for f32 {}
+// SAFETY: as above.
+unsafe impl Bits<u64> for f64 {}
+// SAFETY: as above.
+unsafe impl Bits<u64> for i64 {}
+// SAFETY: as above.
+unsafe impl Bits<u64> for u64 {}
+
+/// `terms` as the words of their bits.
+#[inline(always)]
+fn as_words<W: Copy, T: Bits<W>>(terms: &[T]) -> &[W] {
+    // SAFETY: T is a plain value of W's size and alignment (Bits), and
+    // every bit pattern is a valid W (an unsigned integer); the slice
+    // borrows the terms'.
+    unsafe { std::slice::from_raw_parts(terms.as_ptr() as *const W, terms.len()) }
 }
 
 /// Sum: real and integer addition (integers wrap), complex part by part.
@@ -320,7 +333,7 @@ macro_rules! float_monoids {
                 if e.is_nan() {
                     first_where(terms, |x: $f| x.is_nan())
                 } else {
-                    $eq(as_words!(terms, $u), e.to_bits())
+                    $eq(as_words::<$u, $f>(terms), e.to_bits())
                 }
             }
             const LOWEST: $f = <$f>::NEG_INFINITY;
@@ -369,7 +382,7 @@ macro_rules! int_monoids {
             #[inline(always)]
             fn min_of(terms: &[$i]) -> $i { terms.iter().fold(<$i>::MAX, |a, &x| a.min(x)) }
             #[inline(always)]
-            fn position(terms: &[$i], e: $i) -> Option<usize> { first_equal64(as_words!(terms, u64), e as u64) }
+            fn position(terms: &[$i], e: $i) -> Option<usize> { first_equal64(as_words::<u64, $i>(terms), e as u64) }
             const LOWEST: $i = <$i>::MIN;
             const HIGHEST: $i = <$i>::MAX;
         }
