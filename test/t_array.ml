@@ -148,6 +148,32 @@ let created_arrays () =
   done;
   Gc.full_major ()
 
+external l2_bytes : unit -> int = "nx_cpu_l2_bytes"
+
+(* Nx_array's GC pace ("Memory of freed arrays" in the README), where the
+   environment leaves it: dead arrays up to ten times the heap before a
+   major cycle, and small dead arrays at most a fifth of the second-level
+   cache (or 5% of the minor heap) before a minor one. *)
+let gc_pace () =
+  let sets p =
+    List.exists
+      (fun v ->
+        match Sys.getenv_opt v with
+        | Some s -> List.exists (String.starts_with ~prefix:p) (String.split_on_char ',' s)
+        | None -> false)
+      [ "OCAMLRUNPARAM"; "CAMLRUNPARAM" ]
+  in
+  ignore (zeros Dtype.Float32 [| 4 |]);
+  let gc = Gc.get () in
+  if not (sets "M=") then Alcotest.(check bool) "custom_major_ratio >= 1000" true (gc.custom_major_ratio >= 1000);
+  if not (sets "m=") then begin
+    let minor_bytes = gc.minor_heap_size * (Sys.word_size / 8) in
+    let pile = gc.custom_minor_ratio * minor_bytes / 100 in
+    Alcotest.(check bool) "custom_minor_ratio in [5, 100]" true (gc.custom_minor_ratio >= 5 && gc.custom_minor_ratio <= 100);
+    if gc.custom_minor_ratio > 5 && pile > l2_bytes () / 5 then
+      Alcotest.failf "a pile of %d bytes of small dead arrays, past a fifth of L2 (%d bytes)" pile (l2_bytes ())
+  end
+
 let rig () =
   Alcotest.(check bool) "host reaches host" true (Rig.reaches Rig.host Rig.host);
   Alcotest.(check bool) "arrays live on the host" true (rig (zeros Dtype.Bool [| 1 |]) = Rig.host);
@@ -160,5 +186,6 @@ let tests =
     ("views refuse escapes", `Quick, views_refuse_escapes);
     ("bigarrays are shared", `Quick, bigarrays_are_shared);
     ("created arrays", `Quick, created_arrays);
+    ("GC pace", `Quick, gc_pace);
     ("rig", `Quick, rig) ]
   @ List.map (fun (n, f) -> ("get/set " ^ n, `Quick, f)) element_access

@@ -76,6 +76,13 @@ pub fn nx_cpu_threads(cr: &mut OCamlRuntime, _unit: OCaml<()>) -> OCaml<OCamlInt
     (pool::threads() as i64).to_ocaml(cr)
 }
 
+/// Bytes of the second-level cache kernels block work by
+/// (`crate::core::caches::sizes`: the machine's report, 1 MiB without one).
+#[ocaml_interop::export]
+pub fn nx_cpu_l2_bytes(cr: &mut OCamlRuntime, _unit: OCaml<()>) -> OCaml<OCamlInt> {
+    (crate::core::caches::sizes().l2 as i64).to_ocaml(cr)
+}
+
 /// The instruction set kernels run: "avx512", "avx2" or "baseline"
 /// (`crate::core::isa`).
 #[ocaml_interop::export]
