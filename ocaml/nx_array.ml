@@ -194,7 +194,7 @@ let fail fmt = Printf.ksprintf invalid_arg fmt
 
 (* A copy of an int array: one of rank 4 or less built in place, without
    the runtime call [Array.copy] makes (a small call copies a few shapes). *)
-let copy_ints a =
+let copy_ints (a : int array) : int array =
   match a with
   | [||] -> [||]
   | [| x |] -> [| x |]

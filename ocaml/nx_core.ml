@@ -258,7 +258,10 @@ module Make (K : Nx_kernel.S) = struct
   external freeze : 'a array -> 'a iarray = "%opaque"
 
   (* [l]'s elements as an array, built in place where they are few:
-     [Array.of_list] calls the runtime. *)
+     [Array.of_list] calls the runtime. So does a literal of elements of a
+     type variable, as here (the runtime checks whether they are floats),
+     so that the arrays of every call ([loads], a map's dtypes) are built
+     where their elements' type is known. *)
   let array_of_list = function
     | [] -> [||]
     | [ a ] -> [| a |]
@@ -268,7 +271,14 @@ module Make (K : Nx_kernel.S) = struct
 
   let iarray_of_list l = freeze (array_of_list l)
 
-  let loads arrays = iarray_of_list (List.map (fun a -> Nx_kernel.Plain a) arrays)
+  let loads arrays =
+    let p a = Nx_kernel.Plain a in
+    freeze
+      (match arrays with
+      | [ a ] -> [| p a |]
+      | [ a; b ] -> [| p a; p b |]
+      | [ a; b; c ] -> [| p a; p b; p c |]
+      | l -> Array.of_list (List.map p l))
 
   let map_into name p dst arrays = answer name (K.map p ~dsts:(freeze [| Arr.Any dst |]) (loads arrays))
 
@@ -321,7 +331,13 @@ module Make (K : Nx_kernel.S) = struct
       | (Arr.Any a as first) :: rest when List.for_all (same_shape first) rest -> Arr.shape a
       | _ -> List.fold_left (fun s (Arr.Any a) -> broadcast_pair name s (Arr.shape a)) [||] operands
     in
-    let dtypes = array_of_list (List.map (fun (Arr.Any a) -> D.Any (Arr.dtype a)) operands) in
+    let dtype (Arr.Any a) = D.Any (Arr.dtype a) in
+    let dtypes =
+      match operands with
+      | [ a ] -> [| dtype a |]
+      | [ a; b ] -> [| dtype a; dtype b |]
+      | l -> Array.of_list (List.map dtype l)
+    in
     let p = program name ~operands:dtypes nodes out in
     let arrays = List.map (fun (Arr.Any a) -> Arr.Any (broadcast_view name shape a)) operands in
     let dst = Arr.create out shape in
