@@ -975,16 +975,17 @@ fn dst_may_be_init_or_an_operand() {
     }
 }
 
-/// A matrix times a vector where the matrix is larger than the largest
-/// cache (eight rows at a time, by the streaming kernel where the CPU has
-/// one) has the bits of the same product computed in pieces of rows that
-/// each fit in half of it (four rows at a time), on 1 and 3 threads; the
-/// last group short of its rows, the depth three blocks and a tail.
+/// A matrix times a vector where the matrix is past
+/// [`streamed_past`](crate::contract::lane::streamed_past) (eight rows at
+/// a time, by the streaming kernel where the CPU has one) has the bits of
+/// the same product computed in pieces of rows that each fit in half of it
+/// (four rows at a time), on 1 and 3 threads; the last group short of its
+/// rows, the depth three blocks and a tail.
 #[test]
 fn matrix_vector_larger_than_the_caches_has_the_bits_of_its_pieces() {
-    let l3 = crate::core::caches::sizes().l3;
+    let past = crate::contract::lane::streamed_past();
     let k = 2049;
-    let m = (l3 / (4 * k) + 1).next_multiple_of(8) + 3;
+    let m = (past / (4 * k) + 1).next_multiple_of(8) + 3;
     // Values exact in float32, not all of one sign.
     let vals = |n: usize, s: usize| (0..n).map(|t| C64::new(((t * 2654435761 + s) % 1999) as f64 / 256.0 - 3.9, 0.0)).collect::<Vec<_>>();
     let a = place(Dtype::Float32, &[m, k], Lay::C, &vals(m * k, 1));
@@ -992,7 +993,7 @@ fn matrix_vector_larger_than_the_caches_has_the_bits_of_its_pieces() {
     let zeros = vec![C64::new(0.0, 0.0); m];
     let (whole, pieces) = (place(Dtype::Float32, &[m], Lay::C, &zeros), place(Dtype::Float32, &[m], Lay::C, &zeros));
     let pairs = Pairs { batch: vec![], contracting: vec![(1, 0)] };
-    let piece = (l3 / 2 / (4 * k)).max(1);
+    let piece = (past / 2 / (4 * k)).max(1);
     for threads in [1, 3] {
         pool::set_threads(threads).unwrap();
         assert_eq!(contract(&pairs, Dtype::Float32, &whole.view, None, &a.view, &b.view), Answer::Done);
