@@ -982,7 +982,7 @@ fn dst_may_be_init_or_an_operand() {
 /// (four rows at a time), on 1 and 3 threads; the last group short of its
 /// rows, the depth three blocks and a tail.
 #[test]
-fn matrix_vector_larger_than_the_caches_has_the_bits_of_its_pieces() {
+fn matrix_vector_streamed_has_the_bits_of_its_pieces() {
     let past = crate::contract::lane::streamed_past();
     let k = 2049;
     let m = (past / (4 * k) + 1).next_multiple_of(8) + 3;
