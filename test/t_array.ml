@@ -174,6 +174,55 @@ let gc_pace () =
       Alcotest.failf "a pile of %d bytes of small dead arrays, past a fifth of L2 (%d bytes)" pile (l2_bytes ())
   end
 
+type bytes_ba = (char, Bigarray.int8_unsigned_elt, Bigarray.c_layout) Bigarray.Array1.t
+
+external alloc_bytes : int -> bytes_ba = "nx_cpu_alloc"
+
+(* Buffers of 32 MiB and more, whose blocks the library keeps once the GC
+   frees them ("Memory of freed arrays" in the README): a block goes to a
+   new buffer only once no bigarray holds it, a sub-array of OCaml's own
+   included; such a buffer compares, hashes and marshals as any bigarray;
+   an array over one reads what was written. *)
+let big_buffers_kept () =
+  let open Bigarray in
+  let n = (32 lsl 20) + 4099 in
+  let fill_from a k = for i = 0 to 999 do Array1.unsafe_set a (i * 7919 mod n) (Char.chr ((i + k) land 255)) done in
+  let holds a k = List.for_all (fun i -> Array1.get a (i * 7919 mod n) = Char.chr ((i + k) land 255)) [ 0; 1; 500; 999 ] in
+  for round = 1 to 3 do
+    let a = alloc_bytes n in
+    fill_from a round;
+    let sub = Array1.sub a 65536 4096 in
+    let tail = Array1.sub a (n - 10) 10 in
+    Array1.fill tail 'z';
+    let before = Array1.get sub 100 in
+    (* a dies, its sub-arrays live on: its block must not go to b. *)
+    Gc.full_major ();
+    let b = alloc_bytes n in
+    Array1.fill b '\xff';
+    Alcotest.(check char) (Printf.sprintf "round %d: a sub-array keeps its bytes" round) before (Array1.get sub 100);
+    Alcotest.(check char) "its last byte" 'z' (Array1.get tail 9);
+    Alcotest.(check char) "the new buffer" '\xff' (Array1.get b (n - 1));
+    ignore (Sys.opaque_identity (sub, tail));
+    Gc.full_major ();
+    (* b's and a's blocks are free now: fresh buffers take them back. *)
+    let c = alloc_bytes n and d = alloc_bytes (n + 5) in
+    fill_from c (round + 1);
+    Array1.fill d 'q';
+    Alcotest.(check bool) "a taken block holds what is written" true (holds c (round + 1));
+    Alcotest.(check char) "beside another" 'q' (Array1.get d (n + 4));
+    let e = alloc_bytes n in
+    Array1.blit c e;
+    Alcotest.(check bool) "compare" true (compare c e = 0 && c = e);
+    Alcotest.(check int) "hash" (Hashtbl.hash c) (Hashtbl.hash e);
+    let back : bytes_ba = Marshal.from_string (Marshal.to_string e []) 0 in
+    Alcotest.(check bool) "marshal" true (back = c && Array1.dim back = n)
+  done;
+  let f = create Dtype.Float32 [| 4096; 2049 |] in
+  set f [| 0; 0 |] 1.5;
+  set f [| 4095; 2048 |] (-2.);
+  Alcotest.(check (float 0.)) "an array of 32 MiB" (-2.) (get f [| 4095; 2048 |]);
+  Alcotest.(check (float 0.)) "its first element" 1.5 (get f [| 0; 0 |])
+
 let rig () =
   Alcotest.(check bool) "host reaches host" true (Rig.reaches Rig.host Rig.host);
   Alcotest.(check bool) "arrays live on the host" true (rig (zeros Dtype.Bool [| 1 |]) = Rig.host);
@@ -187,5 +236,6 @@ let tests =
     ("bigarrays are shared", `Quick, bigarrays_are_shared);
     ("created arrays", `Quick, created_arrays);
     ("GC pace", `Quick, gc_pace);
+    ("big buffers kept", `Quick, big_buffers_kept);
     ("rig", `Quick, rig) ]
   @ List.map (fun (n, f) -> ("get/set " ^ n, `Quick, f)) element_access

@@ -1,6 +1,7 @@
 //! The host's services to `Nx_array` and `Nx_cpu`: the thread count,
 //! aligned buffers, narrow floats' bits, and checking a program's words.
 
+use super::big_blocks;
 use super::boundary::{bigarray_memory, bigarray_struct};
 use crate::core::dtype::Dtype;
 use crate::core::isa;
@@ -9,14 +10,17 @@ use crate::core::pool;
 use crate::ffi::wire::words;
 use crate::loops::prog::Prog;
 use ocaml_interop::{OCaml, OCamlBytes, OCamlFloat, OCamlInt, OCamlRuntime, ToOCaml};
+use ocaml_sys::custom_operations;
 use std::os::raw::{c_int, c_void};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 extern "C" {
     fn caml_ba_alloc(flags: c_int, num_dims: c_int, data: *mut c_void, dim: *mut isize) -> ocaml_sys::Value;
-    fn posix_memalign(out: *mut *mut c_void, align: usize, size: usize) -> c_int;
     fn malloc(size: usize) -> *mut c_void;
-    #[cfg(target_os = "linux")]
-    fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
+    fn free(p: *mut c_void);
+    /// OCaml's custom operations of a bigarray (runtime/bigarray.c).
+    static caml_ba_ops: custom_operations;
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     fn mallopt(param: c_int, value: c_int) -> c_int;
 }
@@ -45,7 +49,7 @@ fn keep_freed_memory() {
                 // SAFETY: mallopt changes glibc's policies only; a value it
                 // refuses leaves them as they were.
                 unsafe {
-                    mallopt(MMAP_THRESHOLD, 32 << 20);
+                    mallopt(MMAP_THRESHOLD, big_blocks::KEPT_FROM as c_int);
                     mallopt(TRIM_THRESHOLD, 128 << 20);
                 }
             }
@@ -57,13 +61,6 @@ fn keep_freed_memory() {
 /// does: a pass over it then walks the page tables once every 2 MiB
 /// rather than every 4 KiB.
 const HUGE_FROM: usize = 4 << 20;
-
-/// A huge page of x86-64 and aarch64 (4 KiB granules) Linux.
-const HUGE_PAGE: usize = 2 << 20;
-
-/// Linux's `MADV_HUGEPAGE`.
-#[cfg(target_os = "linux")]
-const MADV_HUGEPAGE: c_int = 14;
 
 /// `Bigarray`'s char kind, and its flags for data the GC frees or not.
 const BA_CHAR: c_int = 0x0C;
@@ -100,8 +97,9 @@ pub fn nx_cpu_set_threads(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<St
 
 /// A char bigarray of `n` bytes, aligned to 64 bytes, uninitialised, freed
 /// by the GC. From [`HUGE_FROM`] bytes it starts on a huge page and asks the
-/// kernel for huge pages (where transparent huge pages are on `madvise`).
-/// Below, the bytes lie in a block `malloc` gives, [`ALIGN`] - 1 bytes
+/// kernel for huge pages (where transparent huge pages are on `madvise`);
+/// from [`big_blocks::KEPT_FROM`], its block is one `big_blocks` keeps
+/// for the next buffer of its size once the GC frees it. Below, the bytes lie in a block `malloc` gives, [`ALIGN`] - 1 bytes
 /// longer, that a [`Proxy`] of the bigarray holds for the GC to free: glibc's
 /// `posix_memalign` splits a larger block and frees the pieces, and a
 /// `Nx.add` of one float32 spent about 900 instructions in glibc's
@@ -115,21 +113,27 @@ pub fn nx_cpu_alloc(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<OCamlByt
     keep_freed_memory();
     let out_of_memory = || -> ! { panic!("Nx_array: out of memory allocating {bytes} bytes") };
     let mut dim = bytes as isize;
-    let v = if bytes >= HUGE_FROM {
-        let mut p: *mut c_void = std::ptr::null_mut();
-        // SAFETY: posix_memalign writes p; HUGE_PAGE is a power of two
-        // multiple of the pointer size.
-        let rc = unsafe { posix_memalign(&mut p, HUGE_PAGE, bytes) };
-        if rc != 0 || p.is_null() {
+    let v = if bytes >= big_blocks::KEPT_FROM {
+        let p = big_blocks::take(bytes);
+        if p.is_null() {
             out_of_memory();
         }
-        // SAFETY: [p, p + bytes) is this allocation, p page-aligned; the
-        // advice changes how the kernel backs it, never its contents. A
-        // refusal (no transparent huge pages) leaves ordinary pages.
-        #[cfg(target_os = "linux")]
+        // SAFETY: p is a block of at least `bytes` bytes that nothing else
+        // holds; the bigarray owns it from here, and its ops' finaliser
+        // gives it back to big_blocks once (see `finalize_kept`); the ops
+        // word is the custom block's first, and caml_ba_alloc's result is
+        // reachable from no root but ours until it returns. The caller
+        // holds the domain lock.
         unsafe {
-            madvise(p, bytes, MADV_HUGEPAGE)
-        };
+            let v = caml_ba_alloc(BA_CHAR | BA_MANAGED, 1, p, &mut dim);
+            *(v as *mut *const custom_operations) = &kept_ops().0;
+            v
+        }
+    } else if bytes >= HUGE_FROM {
+        let p = big_blocks::fresh(bytes);
+        if p.is_null() {
+            out_of_memory();
+        }
         // SAFETY: p is malloc-compatible memory of `bytes` bytes that the GC
         // frees (MANAGED); one dimension; the caller holds the domain lock.
         unsafe { caml_ba_alloc(BA_CHAR | BA_MANAGED, 1, p, &mut dim) }
@@ -171,6 +175,56 @@ struct Proxy {
     refcount: usize,
     data: *mut c_void,
     size: usize,
+}
+
+/// Custom operations, `Sync` to be held in a static: no one writes them.
+struct Ops(custom_operations);
+
+// SAFETY: the operations are written once, before any reader has them,
+// and only read afterwards; their pointers are to the runtime's functions
+// and identifier, which never change.
+unsafe impl Sync for Ops {}
+// SAFETY: as for Sync.
+unsafe impl Send for Ops {}
+
+/// A bigarray's custom operations with [`finalize_kept`] as its finaliser:
+/// the ops of a buffer whose block [`big_blocks`] keeps. The rest are
+/// OCaml's own (its identifier included), so that such a buffer compares,
+/// hashes and marshals as any bigarray, and unmarshals as one.
+fn kept_ops() -> &'static Ops {
+    static OPS: OnceLock<Ops> = OnceLock::new();
+    // SAFETY: caml_ba_ops is the runtime's, initialised before any OCaml
+    // code runs, and never written.
+    OPS.get_or_init(|| Ops(custom_operations { finalize: Some(finalize_kept), ..unsafe { caml_ba_ops } }))
+}
+
+/// The finaliser of a buffer of [`kept_ops`]: as OCaml's own for a managed
+/// bigarray (`caml_ba_finalize`), but the block goes back to
+/// [`big_blocks`]. A bigarray made from the buffer by OCaml (`sub`,
+/// `reshape`) shares its block through a proxy, the last of them to die
+/// frees it: where that is one of OCaml's, `free` does so, as for any
+/// block `big_blocks` hands out.
+unsafe extern "C" fn finalize_kept(v: ocaml_sys::Value) {
+    // SAFETY: v is a dead bigarray of kept_ops, which the GC finalises
+    // once; its struct, dims and proxy are as nx_cpu_alloc made them, its
+    // one dimension the bytes asked for; a proxy is OCaml's struct
+    // caml_ba_proxy, whose refcount is an atomic word (`Proxy`).
+    unsafe {
+        let ba = bigarray_struct(v);
+        let bytes = *(*ba).dim.as_ptr() as usize;
+        let proxy = (*ba).proxy as *mut Proxy;
+        let block = if proxy.is_null() {
+            (*ba).data
+        } else {
+            if AtomicUsize::from_ptr(&raw mut (*proxy).refcount).fetch_sub(1, Ordering::AcqRel) != 1 {
+                return;
+            }
+            let block = (*proxy).data;
+            free(proxy as *mut c_void);
+            block
+        };
+        big_blocks::give_back(block, bytes);
+    }
 }
 
 /// A char bigarray over the data of any bigarray, which the caller keeps

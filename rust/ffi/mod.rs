@@ -15,6 +15,7 @@
 //! family of externals.
 
 pub mod wire;
+pub mod big_blocks;
 pub mod calls;
 
 // The externals, one file a family, over `boundary`'s shared entry.
