@@ -137,21 +137,28 @@ external set32 : bytes_ba -> int -> int32 -> unit = "%caml_bigstring_set32"
 external set64 : bytes_ba -> int -> int64 -> unit = "%caml_bigstring_set64"
 
 external l2_bytes : unit -> int = "nx_cpu_l2_bytes"
+external set_minor_pile : int -> unit = "nx_cpu_set_minor_pile"
 
 (* The GC's pace for arrays' memory, set once, before the first buffer,
-   unless OCAMLRUNPARAM or CAMLRUNPARAM sets it (M= and m=). The GC counts a
-   buffer's bytes against the OCaml heap: by default a major cycle runs each
-   time dead buffers reach 44% of the heap's size, and for arrays much
-   larger than the heap that meant a cycle every few calls (a loop of
+   unless OCAMLRUNPARAM or CAMLRUNPARAM sets it (M=, n= and m=). The GC
+   counts a buffer's bytes against the OCaml heap: by default a major cycle
+   runs each time dead buffers reach 44% of the heap's size, and for arrays
+   much larger than the heap that meant a cycle every few calls (a loop of
    316x316 [Nx.add] spent 60% of its time marking and sweeping). Ten times
    the heap lets a loop's dead results pile up a little longer and be freed
-   together. Small buffers (below the GC's custom_minor_max_size, 70 000
-   bytes by default) die with a minor collection, which by default runs
-   once dead ones reach the minor heap's size (2 MiB): a loop of small
-   results cycled through 2 MiB of buffers, each written cold. A fifth of
-   the second-level cache keeps the pile there, so that the next results
-   reuse memory still in it ([Nx.add] of 32x32 float32 ~570 -> ~490 ns
-   where that cache is 2 MiB). See the README, "Memory of freed arrays". *)
+   together. Buffers up to the GC's custom_minor_max_size (70 000 bytes by
+   default; here half the second-level cache, half the minor heap at most)
+   lie in the minor heap and die with a minor collection. The GC runs one
+   once they reach the minor heap's size (2 MiB), just after the buffer
+   that passes it, which moves to the major heap, live then: a loop of
+   small results cycled through 2 MiB of buffers, and one of 316x316
+   results through a dozen, each written cold. So [nx_cpu_alloc] runs the
+   collection itself, before the buffer that would take those in the minor
+   heap past a fifth of the second-level cache (half the minor heap at
+   most): the dead are freed first and the next buffer takes back memory
+   still in that cache ([Nx.add] of 316x316 float32 ~22 -> ~11 us, of
+   32x32 ~570 -> ~490 ns, where that cache is 2 MiB). See the README,
+   "Memory of freed arrays". *)
 let () =
   let sets p v =
     match Sys.getenv_opt v with
@@ -162,9 +169,11 @@ let () =
   let gc = Gc.get () in
   let minor_bytes = gc.minor_heap_size * (Sys.word_size / 8) in
   let gc = if sets "M=" then gc else { gc with custom_major_ratio = Stdlib.max 1000 gc.custom_major_ratio } in
-  let pile = 100 * (l2_bytes () / 5) / Stdlib.max 1 minor_bytes in
-  let gc = if sets "m=" then gc else { gc with custom_minor_ratio = Stdlib.min gc.custom_minor_ratio (Stdlib.max 5 pile) } in
-  Gc.set gc
+  let pile = Stdlib.min (l2_bytes () / 5) (minor_bytes / 2) in
+  let minor_max = Stdlib.max gc.custom_minor_max_size (Stdlib.min (l2_bytes () / 2) (minor_bytes / 2)) in
+  let gc = if sets "n=" then gc else { gc with custom_minor_max_size = minor_max } in
+  Gc.set gc;
+  set_minor_pile (if sets "m=" then 0 else pile)
 
 module Buffer = struct
   (* [owner] keeps alive the bigarray whose memory [bytes] views. *)

@@ -152,8 +152,12 @@ external l2_bytes : unit -> int = "nx_cpu_l2_bytes"
 
 (* Nx_array's GC pace ("Memory of freed arrays" in the README), where the
    environment leaves it: dead arrays up to ten times the heap before a
-   major cycle, and small dead arrays at most a fifth of the second-level
-   cache (or 5% of the minor heap) before a minor one. *)
+   major cycle; arrays up to half the second-level cache (half the minor
+   heap at most) in the minor heap; and a minor collection before an array
+   that would take those made since the last past a fifth of that cache
+   (half the minor heap at most), so that arrays of a little more than half
+   that pile, made and dropped in turn, each find the one before collected,
+   never promoted. *)
 let gc_pace () =
   let sets p =
     List.exists
@@ -165,13 +169,30 @@ let gc_pace () =
   in
   ignore (zeros Dtype.Float32 [| 4 |]);
   let gc = Gc.get () in
+  let minor_bytes = gc.minor_heap_size * (Sys.word_size / 8) in
   if not (sets "M=") then Alcotest.(check bool) "custom_major_ratio >= 1000" true (gc.custom_major_ratio >= 1000);
-  if not (sets "m=") then begin
-    let minor_bytes = gc.minor_heap_size * (Sys.word_size / 8) in
-    let pile = gc.custom_minor_ratio * minor_bytes / 100 in
-    Alcotest.(check bool) "custom_minor_ratio in [5, 100]" true (gc.custom_minor_ratio >= 5 && gc.custom_minor_ratio <= 100);
-    if gc.custom_minor_ratio > 5 && pile > l2_bytes () / 5 then
-      Alcotest.failf "a pile of %d bytes of small dead arrays, past a fifth of L2 (%d bytes)" pile (l2_bytes ())
+  if not (sets "n=") then
+    Alcotest.(check bool) "custom_minor_max_size" true
+      (gc.custom_minor_max_size >= min (l2_bytes () / 2) (minor_bytes / 2));
+  if not (sets "m=" || sets "n=") then begin
+    let pile = min (l2_bytes () / 5) (minor_bytes / 2) in
+    let n = (pile / 2) + 4096 in
+    let rounds = 20 in
+    Gc.full_major ();
+    let before = Gc.quick_stat () in
+    for _ = 1 to rounds do
+      ignore (Sys.opaque_identity (Buffer.create n))
+    done;
+    let after = Gc.quick_stat () in
+    let minors = after.minor_collections - before.minor_collections in
+    if minors < rounds - 1 then
+      Alcotest.failf "%d arrays of %d bytes, a pile of %d: %d minor collections, not one before each but the first" rounds n pile minors;
+    (* Each died in the minor heap: the GC moved a few small values to the
+       major heap (24 words in 20 rounds here), far less than an array a
+       round (its record and bigarray, 10 words). *)
+    let promoted = after.promoted_words -. before.promoted_words in
+    if promoted > float (rounds * 4) then
+      Alcotest.failf "%.0f words promoted over %d rounds: arrays outlived their minor collection" promoted rounds
   end
 
 type bytes_ba = (char, Bigarray.int8_unsigned_elt, Bigarray.c_layout) Bigarray.Array1.t

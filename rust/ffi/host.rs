@@ -21,6 +21,12 @@ extern "C" {
     fn free(p: *mut c_void);
     /// OCaml's custom operations of a bigarray (runtime/bigarray.c).
     static caml_ba_ops: custom_operations;
+    /// The GC's custom_minor_max_size: custom blocks of more bytes are
+    /// made in the major heap (runtime/custom.c).
+    static caml_custom_minor_max_bsz: usize;
+    /// Minor collections so far, of every domain (runtime/minor_gc.c).
+    static caml_minor_collections_count: AtomicUsize;
+    fn caml_minor_collection();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     fn mallopt(param: c_int, value: c_int) -> c_int;
 }
@@ -111,6 +117,7 @@ pub fn nx_cpu_alloc(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<OCamlByt
     let n: i64 = n.to_rust();
     let bytes = usize::try_from(n).unwrap_or_else(|_| panic!("Nx_array: buffer of {n} bytes"));
     keep_freed_memory();
+    make_room_in_minor_heap(bytes);
     let out_of_memory = || -> ! { panic!("Nx_array: out of memory allocating {bytes} bytes") };
     let mut dim = bytes as isize;
     let v = if bytes >= big_blocks::KEPT_FROM {
@@ -162,6 +169,55 @@ pub fn nx_cpu_alloc(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<OCamlByt
     };
     // SAFETY: v is a fresh OCaml value of the runtime `cr` holds.
     unsafe { OCaml::new(cr, v) }
+}
+
+/// Bytes of buffers in the minor heap past which a minor collection runs
+/// before the next buffer there; 0 for none (`nx_cpu_set_minor_pile`).
+static MINOR_PILE: AtomicUsize = AtomicUsize::new(0);
+
+/// Bytes of buffers made in the minor heap since the minor collection of
+/// count [`SEEN_MINOR`]. Domains that make buffers at once may lose a
+/// count to each other, which moves a collection, never a value.
+static MADE_IN_MINOR: AtomicUsize = AtomicUsize::new(0);
+static SEEN_MINOR: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets the pile of [`make_room_in_minor_heap`] (`Nx_array` does, once).
+#[ocaml_interop::export]
+pub fn nx_cpu_set_minor_pile(cr: &mut OCamlRuntime, bytes: OCaml<OCamlInt>) -> OCaml<()> {
+    let bytes: i64 = bytes.to_rust();
+    MINOR_PILE.store(usize::try_from(bytes).unwrap_or(0), Ordering::Relaxed);
+    ().to_ocaml(cr)
+}
+
+/// Runs a minor collection before a buffer of `bytes` bytes where the
+/// buffers made in the minor heap since the last one would pass the pile
+/// with it: the dead among them are freed first and their blocks, still in
+/// the caches, go to this buffer. Left to the GC, the collection runs just
+/// after the buffer that passes the pile, which, live then, moves to the
+/// major heap with the live ones, and lasts until a major cycle: a loop of
+/// 316x316 results cycled through a dozen blocks, each written cold.
+fn make_room_in_minor_heap(bytes: usize) {
+    let pile = MINOR_PILE.load(Ordering::Relaxed);
+    // SAFETY: a runtime global, read with the domain lock held.
+    if pile == 0 || bytes > unsafe { caml_custom_minor_max_bsz } {
+        return;
+    }
+    // SAFETY: as above; the count only grows.
+    let count = || unsafe { caml_minor_collections_count.load(Ordering::Relaxed) };
+    let (mut made, seen) = (MADE_IN_MINOR.load(Ordering::Relaxed), SEEN_MINOR.load(Ordering::Relaxed));
+    let mut now = count();
+    if seen != now {
+        made = 0;
+    }
+    if made > 0 && made + bytes > pile {
+        // SAFETY: the caller holds the domain lock and no OCaml value
+        // unrooted (nx_cpu_alloc has only its int argument yet); the
+        // collection runs no OCaml code.
+        unsafe { caml_minor_collection() };
+        (made, now) = (0, count());
+    }
+    MADE_IN_MINOR.store(made + bytes, Ordering::Relaxed);
+    SEEN_MINOR.store(now, Ordering::Relaxed);
 }
 
 /// The alignment of a buffer's first byte.
