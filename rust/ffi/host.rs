@@ -104,14 +104,16 @@ pub fn nx_cpu_set_threads(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<St
 /// A char bigarray of `n` bytes, aligned to 64 bytes, uninitialised, freed
 /// by the GC. From [`HUGE_FROM`] bytes it starts on a huge page and asks the
 /// kernel for huge pages (where transparent huge pages are on `madvise`);
-/// from [`big_blocks::KEPT_FROM`], its block is one `big_blocks` keeps
-/// for the next buffer of its size once the GC frees it. Below, the bytes lie in a block `malloc` gives, [`ALIGN`] - 1 bytes
-/// longer, that a [`Proxy`] of the bigarray holds for the GC to free: glibc's
-/// `posix_memalign` splits a larger block and frees the pieces, and a
-/// `Nx.add` of one float32 spent about 900 instructions in glibc's
-/// allocator so, 700 with the two `malloc`s (callgrind, of some 8 000 a
-/// call). The first call tunes glibc to keep freed memory
-/// ([`keep_freed_memory`]).
+/// from [`big_blocks::KEPT_FROM`], its block is one `big_blocks` keeps for
+/// the next buffer of its size once the GC frees it. Below, the bytes lie
+/// in a block `malloc` gives, [`ALIGN`] - 1 bytes longer, that a [`Proxy`]
+/// of the bigarray holds for the GC to free: glibc's `posix_memalign`
+/// splits a larger block and frees the pieces, and a `Nx.add` of one
+/// float32 spent about 900 instructions in glibc's allocator so, 700 with
+/// the two `malloc`s (callgrind, of some 8 000 a call). The first call
+/// tunes glibc to keep freed memory ([`keep_freed_memory`]); a buffer that
+/// lies in the minor heap may first run a minor collection
+/// ([`make_room_in_minor_heap`]).
 #[ocaml_interop::export]
 pub fn nx_cpu_alloc(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<OCamlBytes> {
     let n: i64 = n.to_rust();
