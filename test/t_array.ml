@@ -199,28 +199,29 @@ type bytes_ba = (char, Bigarray.int8_unsigned_elt, Bigarray.c_layout) Bigarray.A
 
 external alloc_bytes : int -> bytes_ba = "nx_cpu_alloc"
 
-(* Buffers of 32 MiB and more, whose blocks the library keeps once the GC
-   frees them ("Memory of freed arrays" in the README): a block goes to a
+(* Buffers of n bytes, whose blocks the library keeps once the GC frees
+   them, below 4 MiB and from 32 MiB ("Memory of freed arrays" in the
+   README): a block goes to a
    new buffer only once no bigarray holds it, a sub-array of OCaml's own
    included; such a buffer compares, hashes and marshals as any bigarray;
-   an array over one reads what was written. *)
-let big_buffers_kept () =
+   an array over one reads what was written. n >= 1000, so that the
+   thousand places written are distinct. *)
+let buffers_kept n () =
   let open Bigarray in
-  let n = (32 lsl 20) + 4099 in
   let fill_from a k = for i = 0 to 999 do Array1.unsafe_set a (i * 7919 mod n) (Char.chr ((i + k) land 255)) done in
   let holds a k = List.for_all (fun i -> Array1.get a (i * 7919 mod n) = Char.chr ((i + k) land 255)) [ 0; 1; 500; 999 ] in
   for round = 1 to 3 do
     let a = alloc_bytes n in
     fill_from a round;
-    let sub = Array1.sub a 65536 4096 in
+    let sub = Array1.sub a (n / 2) (n / 4) in
     let tail = Array1.sub a (n - 10) 10 in
     Array1.fill tail 'z';
-    let before = Array1.get sub 100 in
+    let before = Array1.get sub 10 in
     (* a dies, its sub-arrays live on: its block must not go to b. *)
     Gc.full_major ();
     let b = alloc_bytes n in
     Array1.fill b '\xff';
-    Alcotest.(check char) (Printf.sprintf "round %d: a sub-array keeps its bytes" round) before (Array1.get sub 100);
+    Alcotest.(check char) (Printf.sprintf "round %d: a sub-array keeps its bytes" round) before (Array1.get sub 10);
     Alcotest.(check char) "its last byte" 'z' (Array1.get tail 9);
     Alcotest.(check char) "the new buffer" '\xff' (Array1.get b (n - 1));
     ignore (Sys.opaque_identity (sub, tail));
@@ -237,7 +238,10 @@ let big_buffers_kept () =
     Alcotest.(check int) "hash" (Hashtbl.hash c) (Hashtbl.hash e);
     let back : bytes_ba = Marshal.from_string (Marshal.to_string e []) 0 in
     Alcotest.(check bool) "marshal" true (back = c && Array1.dim back = n)
-  done;
+  done
+
+let big_buffers_kept () =
+  buffers_kept ((32 lsl 20) + 4099) ();
   let f = create Dtype.Float32 [| 4096; 2049 |] in
   set f [| 0; 0 |] 1.5;
   set f [| 4095; 2048 |] (-2.);
@@ -258,5 +262,6 @@ let tests =
     ("created arrays", `Quick, created_arrays);
     ("GC pace", `Quick, gc_pace);
     ("big buffers kept", `Quick, big_buffers_kept);
+    ("small buffers kept", `Quick, fun () -> List.iter (fun n -> buffers_kept n ()) [ 1000; 1025; 5000; 400_000 ]);
     ("rig", `Quick, rig) ]
   @ List.map (fun (n, f) -> ("get/set " ^ n, `Quick, f)) element_access

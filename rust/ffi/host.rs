@@ -1,7 +1,7 @@
 //! The host's services to `Nx_array` and `Nx_cpu`: the thread count,
 //! aligned buffers, narrow floats' bits, and checking a program's words.
 
-use super::big_blocks;
+use super::{big_blocks, small_blocks};
 use super::boundary::{bigarray_memory, bigarray_struct};
 use crate::core::dtype::Dtype;
 use crate::core::isa;
@@ -17,7 +17,6 @@ use std::sync::OnceLock;
 
 extern "C" {
     fn caml_ba_alloc(flags: c_int, num_dims: c_int, data: *mut c_void, dim: *mut isize) -> ocaml_sys::Value;
-    fn malloc(size: usize) -> *mut c_void;
     fn free(p: *mut c_void);
     /// OCaml's custom operations of a bigarray (runtime/bigarray.c).
     static caml_ba_ops: custom_operations;
@@ -65,8 +64,8 @@ fn keep_freed_memory() {
 
 /// Bytes from which a buffer is laid on transparent huge pages, as numpy
 /// does: a pass over it then walks the page tables once every 2 MiB
-/// rather than every 4 KiB.
-const HUGE_FROM: usize = 4 << 20;
+/// rather than every 4 KiB. Below, buffers take `small_blocks`' blocks.
+const HUGE_FROM: usize = small_blocks::UP_TO;
 
 /// `Bigarray`'s char kind, and its flags for data the GC frees or not.
 const BA_CHAR: c_int = 0x0C;
@@ -105,12 +104,9 @@ pub fn nx_cpu_set_threads(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<St
 /// by the GC. From [`HUGE_FROM`] bytes it starts on a huge page and asks the
 /// kernel for huge pages (where transparent huge pages are on `madvise`);
 /// from [`big_blocks::KEPT_FROM`], its block is one `big_blocks` keeps for
-/// the next buffer of its size once the GC frees it. Below, the bytes lie
-/// in a block `malloc` gives, [`ALIGN`] - 1 bytes longer, that a [`Proxy`]
-/// of the bigarray holds for the GC to free: glibc's `posix_memalign`
-/// splits a larger block and frees the pieces, and a `Nx.add` of one
-/// float32 spent about 900 instructions in glibc's allocator so, 700 with
-/// the two `malloc`s (callgrind, of some 8 000 a call). The first call
+/// the next buffer of its size once the GC frees it. Below [`HUGE_FROM`],
+/// its block is one of `small_blocks`' classes, which it keeps likewise
+/// for the next buffer of the class. The first call
 /// tunes glibc to keep freed memory ([`keep_freed_memory`]); a buffer that
 /// lies in the minor heap may first run a minor collection
 /// ([`make_room_in_minor_heap`]).
@@ -147,25 +143,17 @@ pub fn nx_cpu_alloc(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<OCamlByt
         // frees (MANAGED); one dimension; the caller holds the domain lock.
         unsafe { caml_ba_alloc(BA_CHAR | BA_MANAGED, 1, p, &mut dim) }
     } else {
-        // SAFETY: malloc of any size is sound; a null result is refused below.
-        let (block, proxy) = unsafe { (malloc(bytes + ALIGN - 1), malloc(std::mem::size_of::<Proxy>()) as *mut Proxy) };
-        if block.is_null() || proxy.is_null() {
+        let p = small_blocks::take(bytes);
+        if p.is_null() {
             out_of_memory();
         }
-        let data = block.wrapping_add(block.align_offset(ALIGN));
-        // SAFETY: `proxy` is a fresh allocation of a Proxy's size and
-        // alignment (malloc's suffices for any type of its size); `data`,
-        // 64-aligned, is followed by `bytes` bytes of `block`. caml_ba_alloc
-        // may collect, but the bigarray it gives is reachable from no root
-        // but ours until it returns, so nothing finalises it before its
-        // proxy is set; from then on its finaliser frees the proxy's data
-        // (`block`) and the proxy, as it does a sub-array's (OCaml's
-        // runtime/bigarray.c, caml_ba_finalize). The caller holds the
-        // domain lock.
+        // SAFETY: as for a big block: p, 64-aligned, holds at least `bytes`
+        // bytes that nothing else holds, given back to small_blocks once
+        // by `finalize_kept` or freed by OCaml's finaliser of the last
+        // sub-array sharing it (`free` takes small_blocks' blocks).
         unsafe {
-            proxy.write(Proxy { refcount: 1, data: block, size: 0 });
-            let v = caml_ba_alloc(BA_CHAR | BA_MANAGED, 1, data, &mut dim);
-            (*bigarray_struct(v)).proxy = proxy as *const ocaml_sys::bigarray::BigarrayProxy;
+            let v = caml_ba_alloc(BA_CHAR | BA_MANAGED, 1, p, &mut dim);
+            *(v as *mut *const custom_operations) = &kept_ops().0;
             v
         }
     };
@@ -222,9 +210,6 @@ fn make_room_in_minor_heap(bytes: usize) {
     SEEN_MINOR.store(now, Ordering::Relaxed);
 }
 
-/// The alignment of a buffer's first byte.
-const ALIGN: usize = 64;
-
 /// `struct caml_ba_proxy` of OCaml's `caml/bigarray.h`: a reference count,
 /// the block the GC frees when it drops to 0, and a size read for mapped
 /// files only.
@@ -246,7 +231,8 @@ unsafe impl Sync for Ops {}
 unsafe impl Send for Ops {}
 
 /// A bigarray's custom operations with [`finalize_kept`] as its finaliser:
-/// the ops of a buffer whose block [`big_blocks`] keeps. The rest are
+/// the ops of a buffer whose block [`big_blocks`] or [`small_blocks`]
+/// keeps. The rest are
 /// OCaml's own (its identifier included), so that such a buffer compares,
 /// hashes and marshals as any bigarray, and unmarshals as one.
 fn kept_ops() -> &'static Ops {
@@ -258,10 +244,10 @@ fn kept_ops() -> &'static Ops {
 
 /// The finaliser of a buffer of [`kept_ops`]: as OCaml's own for a managed
 /// bigarray (`caml_ba_finalize`), but the block goes back to
-/// [`big_blocks`]. A bigarray made from the buffer by OCaml (`sub`,
-/// `reshape`) shares its block through a proxy, the last of them to die
-/// frees it: where that is one of OCaml's, `free` does so, as for any
-/// block `big_blocks` hands out.
+/// [`big_blocks`] or [`small_blocks`], by its size. A bigarray made from
+/// the buffer by OCaml (`sub`, `reshape`) shares its block through a
+/// proxy, the last of them to die frees it: where that is one of OCaml's,
+/// `free` does so, as for any block those two hand out.
 unsafe extern "C" fn finalize_kept(v: ocaml_sys::Value) {
     // SAFETY: v is a dead bigarray of kept_ops, which the GC finalises
     // once; its struct, dims and proxy are as nx_cpu_alloc made them, its
@@ -281,7 +267,11 @@ unsafe extern "C" fn finalize_kept(v: ocaml_sys::Value) {
             free(proxy as *mut c_void);
             block
         };
-        big_blocks::give_back(block, bytes);
+        if bytes < small_blocks::UP_TO {
+            small_blocks::give_back(block, bytes);
+        } else {
+            big_blocks::give_back(block, bytes);
+        }
     }
 }
 

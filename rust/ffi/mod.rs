@@ -16,6 +16,7 @@
 
 pub mod wire;
 pub mod big_blocks;
+pub mod small_blocks;
 pub mod calls;
 
 // The externals, one file a family, over `boundary`'s shared entry.
