@@ -137,28 +137,16 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
     });
 }
 
-/// Bytes of a matrix past which a matrix times a vector streams it, eight
-/// rows at a time with prefetches ([`column`]): the largest cache's, or
-/// eight second-level caches' where that is less. A matrix of that size
-/// comes from a cache other cores share, or from memory, where the CPU's
-/// own prefetching keeps too few lines in flight (float32 4096x4096, 64
-/// MiB, on an Intel Xeon of 2 MiB L2 and 480 MiB L3: 0.80 -> 1.00 of
-/// numpy on one thread; 4 MiB, 1024x1024, was 5% slower streamed).
-pub fn streamed_past() -> usize {
-    let s = crate::core::caches::sizes();
-    s.l3.min(8 * s.l2)
-}
-
 /// Outputs `o0..o1` of a plan of one column (a matrix times a vector),
 /// a run of rows of one batch index at a time: b's terms of that batch
 /// index read (or cast) once, then four rows at a time, so that each block
 /// of b is read once for four rows of a ([`Elem::lane_block4`]), or eight
-/// where a is larger than [`streamed_past`] and the acc's type has a
+/// where a is larger than [`streamed_past`](crate::core::caches::streamed_past) and the acc's type has a
 /// streaming kernel ([`Elem::lane_block8_streaming`]); a group short of
 /// its rows repeats its last. Each run's outputs are stored together.
 #[allow(clippy::too_many_arguments)]
 fn column<E: Elem>(p: &Plan, r: &Readers<E>, ri: Option<Read<E>>, sink: &Sink<E>, blocks: usize, with_init: &impl Fn(E, E) -> E, (o0, o1): (usize, usize)) {
-    let big = p.nb.saturating_mul(p.m).saturating_mul(p.k).saturating_mul(std::mem::size_of::<E>()) > streamed_past();
+    let big = p.nb.saturating_mul(p.m).saturating_mul(p.k).saturating_mul(std::mem::size_of::<E>()) > crate::core::caches::streamed_past();
     if big && E::lane_block8_streaming([&[]; 8], &[]).is_some() {
         rows_by::<E, 8>(p, r, ri, sink, blocks, with_init, (o0, o1), &|x, y| E::lane_block8_streaming(x, y).expect("a streaming kernel"));
     } else {

@@ -976,14 +976,14 @@ fn dst_may_be_init_or_an_operand() {
 }
 
 /// A matrix times a vector where the matrix is past
-/// [`streamed_past`](crate::contract::lane::streamed_past) (eight rows at
+/// [`streamed_past`](crate::core::caches::streamed_past) (eight rows at
 /// a time, by the streaming kernel where the CPU has one) has the bits of
 /// the same product computed in pieces of rows that each fit in half of it
 /// (four rows at a time), on 1 and 3 threads; the last group short of its
 /// rows, the depth three blocks and a tail.
 #[test]
 fn matrix_vector_streamed_has_the_bits_of_its_pieces() {
-    let past = crate::contract::lane::streamed_past();
+    let past = crate::core::caches::streamed_past();
     let k = 2049;
     let m = (past / (4 * k) + 1).next_multiple_of(8) + 3;
     // Values exact in float32, not all of one sign.

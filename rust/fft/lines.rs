@@ -158,8 +158,8 @@ struct Job<'a, T> {
     halves: Option<&'a [(T, T)]>,
     /// Whether rows of side-by-side points go to the destination by
     /// non-temporal stores: where the pass's source and destination
-    /// together exceed the largest cache, which then could not keep the
-    /// lines written for a later read.
+    /// together exceed [`streamed_past`](crate::core::caches::streamed_past),
+    /// so that the caches could not keep the lines written for a later read.
     streams: bool,
 }
 
@@ -181,7 +181,7 @@ fn pass<T: Real>(op: Op, axis: usize, src: &Arr<T>, dst: &Arr<T>) {
     let plan = plan::<T>(cn, dir);
     let halves = packed.then(|| halves::<T>(n, dir));
     let bytes = |a: &Arr<T>, real: bool| a.lines(axis) * a.shape[axis] * if real { 1 } else { 2 } * std::mem::size_of::<T>();
-    let streams = bytes(src, op == Op::R2c) + bytes(dst, op == Op::C2r) > crate::core::caches::largest();
+    let streams = bytes(src, op == Op::R2c) + bytes(dst, op == Op::C2r) > crate::core::caches::streamed_past();
     let halves = halves.as_deref().map(|v| &v[..]);
     let job = Job { op, axis, src, dst, n, plan: &plan, halves, streams };
     if plan.long() {
