@@ -141,9 +141,11 @@ pub fn run<E: Elem>(p: &Plan, sink: &Sink<E>) {
 /// a run of rows of one batch index at a time: b's terms of that batch
 /// index read (or cast) once, then four rows at a time, so that each block
 /// of b is read once for four rows of a ([`Elem::lane_block4`]), or eight
-/// where a is larger than [`streamed_past`](crate::core::caches::streamed_past) and the acc's type has a
-/// streaming kernel ([`Elem::lane_block8_streaming`]); a group short of
-/// its rows repeats its last. Each run's outputs are stored together.
+/// where a is larger than
+/// [`streamed_past`](crate::core::caches::streamed_past) and the acc's
+/// type has a streaming kernel ([`Elem::lane_block8_streaming`]); a group
+/// short of its rows repeats its last. Each run's outputs are stored
+/// together.
 #[allow(clippy::too_many_arguments)]
 fn column<E: Elem>(p: &Plan, r: &Readers<E>, ri: Option<Read<E>>, sink: &Sink<E>, blocks: usize, with_init: &impl Fn(E, E) -> E, (o0, o1): (usize, usize)) {
     let big = p.nb.saturating_mul(p.m).saturating_mul(p.k).saturating_mul(std::mem::size_of::<E>()) > crate::core::caches::streamed_past();

@@ -106,10 +106,9 @@ pub fn nx_cpu_set_threads(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<St
 /// from [`big_blocks::KEPT_FROM`], its block is one `big_blocks` keeps for
 /// the next buffer of its size once the GC frees it. Below [`HUGE_FROM`],
 /// its block is one of `small_blocks`' classes, which it keeps likewise
-/// for the next buffer of the class. The first call
-/// tunes glibc to keep freed memory ([`keep_freed_memory`]); a buffer that
-/// lies in the minor heap may first run a minor collection
-/// ([`make_room_in_minor_heap`]).
+/// for the next buffer of the class. The first call tunes glibc to keep
+/// freed memory ([`keep_freed_memory`]); a buffer that lies in the minor
+/// heap may first run a minor collection ([`make_room_in_minor_heap`]).
 #[ocaml_interop::export]
 pub fn nx_cpu_alloc(cr: &mut OCamlRuntime, n: OCaml<OCamlInt>) -> OCaml<OCamlBytes> {
     let n: i64 = n.to_rust();
@@ -232,9 +231,9 @@ unsafe impl Send for Ops {}
 
 /// A bigarray's custom operations with [`finalize_kept`] as its finaliser:
 /// the ops of a buffer whose block [`big_blocks`] or [`small_blocks`]
-/// keeps. The rest are
-/// OCaml's own (its identifier included), so that such a buffer compares,
-/// hashes and marshals as any bigarray, and unmarshals as one.
+/// keeps. The rest are OCaml's own (its identifier included), so that
+/// such a buffer compares, hashes and marshals as any bigarray, and
+/// unmarshals as one.
 fn kept_ops() -> &'static Ops {
     static OPS: OnceLock<Ops> = OnceLock::new();
     // SAFETY: caml_ba_ops is the runtime's, initialised before any OCaml
