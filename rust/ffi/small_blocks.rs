@@ -11,11 +11,11 @@
 //! buffer). The GC frees the dead buffers of a minor collection
 //! together, and the next buffers take their blocks back one by one: the
 //! shelf holds up to twice the second-level cache (`crate::core::caches`),
-//! a class up to half of that. A block that would take its class past half
-//! is freed; one that would take the shelf past its cap first frees the
-//! blocks of the class that holds the most bytes, so that classes no
+//! a class up to half of that. A block that would take its class past
+//! half is freed; one that would take the shelf past its cap first frees
+//! the blocks of the class that holds the most bytes, so that classes no
 //! longer asked for do not stay. The most recently kept block of a class
-//! goes first, //! its lines likely still in the caches.
+//! goes first, its lines likely still in the caches.
 
 use std::os::raw::{c_int, c_void};
 use std::sync::Mutex;
