@@ -46,6 +46,25 @@ impl Bits {
         }
     }
 
+    /// Asks the cache for element `e`'s line; any `e` is harmless.
+    #[inline(always)]
+    pub fn prefetch(&self, e: isize) {
+        crate::moves::slot::prefetch(self.mem.base.wrapping_offset(e.wrapping_mul(self.bits as isize) >> 3));
+    }
+
+    /// Asks the cache for the lines of the `n` elements from `e` on, `step`
+    /// elements apart; any elements are harmless.
+    pub fn prefetch_run(&self, e: isize, step: isize, n: usize) {
+        let bits = self.bits as isize;
+        if (step * bits).abs() >= 8 * 64 {
+            (0..n as isize).for_each(|i| self.prefetch(e + i * step));
+        } else {
+            let ends = [e, e + (n as isize - 1) * step].map(|x| x.wrapping_mul(bits) >> 3);
+            let (lo, hi) = (ends[0].min(ends[1]), ends[0].max(ends[1]));
+            (lo..=hi).step_by(64).for_each(|b| crate::moves::slot::prefetch(self.mem.base.wrapping_offset(b)));
+        }
+    }
+
     /// Writes `v` as element `e`.
     ///
     /// # Safety

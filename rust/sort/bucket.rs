@@ -20,10 +20,16 @@
 //! result is the stable order whatever the threads: they count and
 //! distribute by chunks of elements (a chunk's elements of a bucket after
 //! the earlier chunks'), and then share the buckets.
+//!
+//! Reads along memory ask the cache for their lines ahead, and the
+//! distribution for each bucket's next lines: on a virtual Xeon (model
+//! 167), Rust alone, one thread, float32 10M in [-500, 500) so went ~150
+//! -> ~85 ms and int64 10M ~235 -> ~195 ms.
 
 use super::order::Word;
 use super::radix::{self, Item, Shared, SMALL};
 use crate::core::{caches, pool};
+use crate::moves::slot::prefetch;
 use crate::moves::walk::map_parts;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -81,12 +87,15 @@ struct Count {
     and: u64,
 }
 
-/// Counts the keys of each chunk in `w`'s bins.
-fn count<T: Word, K: Word>(n: usize, chunks: usize, read: &(impl Fn(usize) -> T + Sync), key: impl Fn(T) -> K + Sync, w: Window) -> Vec<Count> {
+/// Counts the keys of each chunk in `w`'s bins, the elements read by
+/// `read` and asked for ahead by `near` (as in [`sort`]).
+fn count<T: Word, K: Word>(n: usize, chunks: usize, read: &(impl Fn(usize) -> T + Sync), near: &(impl Fn(usize) + Sync), key: impl Fn(T) -> K + Sync, w: Window) -> Vec<Count> {
     let per = n.div_ceil(chunks);
+    let ahead = read_ahead::<T>();
     map_parts(chunks, |c| {
         let mut out = Count { bins: vec![0; w.mask + 1], or: 0, and: u64::MAX };
         for i in chunk(c, per, n) {
+            near(i + ahead);
             let k = key(read(i));
             let v = k.low(0) as u64;
             out.or |= v;
@@ -108,6 +117,38 @@ fn count<T: Word, K: Word>(n: usize, chunks: usize, read: &(impl Fn(usize) -> T 
 pub(super) fn bucket_cap(n: usize, item: usize, c: caches::Sizes) -> usize {
     let streams = (c.l1 / 2 / 64).max(1);
     n.div_ceil(streams).clamp(c.l2 / 64, c.l2 / (2 * item))
+}
+
+/// Items ahead of a bucket's write cursor that the distribution asks the
+/// cache for, where there are `buckets` of items of `item` bytes: as many
+/// lines of each bucket as share half the first-level cache, from one to
+/// eight. The cursors write far apart, more streams than the processor's
+/// prefetchers follow, so each line's first write would otherwise wait for
+/// memory.
+fn write_ahead(buckets: usize, item: usize, c: caches::Sizes) -> usize {
+    (c.l1 / 2 / buckets.max(1) / 64).clamp(1, 8) * 64 / item
+}
+
+/// Bytes ahead of a read along memory that it asks the cache for: about
+/// what memory delivers to a core during one access's latency (some 100 ns
+/// at 10 to 20 GB/s), for the processor's own prefetchers may follow a
+/// stream too little ahead, or not at all (on a virtual Xeon, the first
+/// read of the buckets in cache took three times as long without).
+const READ_AHEAD: usize = 2048;
+
+/// Elements of `T` ahead of a read that it asks the cache for.
+fn read_ahead<T: Word>() -> usize {
+    READ_AHEAD / T::BYTES
+}
+
+/// Asks the cache for the item [`READ_AHEAD`] bytes past item `i` of
+/// `items`, once a line, ahead of a read of the items in turn.
+#[inline(always)]
+fn ask_ahead<T>(items: *const It<T>, i: usize) {
+    let size = std::mem::size_of::<It<T>>();
+    if (i * size) % 64 < size {
+        prefetch(items.wrapping_add(i + READ_AHEAD / size) as *const u8);
+    }
 }
 
 /// A bucket: its bins `lo..=hi` and its elements' places `start..end`.
@@ -147,7 +188,8 @@ fn buckets(total: &[u32], cap: usize) -> (Vec<Bucket>, Vec<u16>) {
 }
 
 /// Sorts the `n` elements that `read(i)` gives, stably by key, with their
-/// positions, over `threads`, and gives `put` runs of the sorted order,
+/// positions, over `threads` (`near(i)` asks the cache for element i's
+/// line, whatever i, which the reads in turn call [`READ_AHEAD`] bytes ahead), and gives `put` runs of the sorted order,
 /// each with the place of its first item, each place once (from any
 /// thread), the places below `k` alone. The distribution writes into `a`,
 /// whose item at a place is read before `put` is given a place of its
@@ -161,7 +203,7 @@ fn buckets(total: &[u32], cap: usize) -> (Vec<Bucket>, Vec<u16>) {
 pub unsafe fn sort<T: Word, K: Word>(
     n: usize,
     k: usize,
-    read: impl Fn(usize) -> T + Sync,
+    (read, near): (impl Fn(usize) -> T + Sync, impl Fn(usize) + Sync),
     a: *mut It<T>,
     threads: usize,
     key: impl Fn(T) -> K + Copy + Sync,
@@ -184,7 +226,7 @@ pub unsafe fn sort<T: Word, K: Word>(
     let s = SAMPLE.min(n);
     let (so, sa) = (0..s).map(|j| key(read(j * n / s)).low(0) as u64).fold((0, u64::MAX), |(o, a), v| (o | v, a & v));
     let mut w = window(64 - (so ^ sa).leading_zeros());
-    let mut counts = count(n, chunks, &read, key, w);
+    let mut counts = count(n, chunks, &read, &near, key, w);
     let vary = counts.iter().fold(0, |v, c| v | c.or) ^ counts.iter().fold(u64::MAX, |v, c| v & c.and);
     let first = |i: usize| It { bits: read(i), pos: i as u32 };
     if vary == 0 {
@@ -195,7 +237,7 @@ pub unsafe fn sort<T: Word, K: Word>(
     let top = 64 - vary.leading_zeros();
     if window(top).shift != w.shift {
         w = window(top);
-        counts = count(n, chunks, &read, key, w);
+        counts = count(n, chunks, &read, &near, key, w);
     }
     let mut total = vec![0u32; w.mask + 1];
     counts.iter().for_each(|c| total.iter_mut().zip(&c.bins).for_each(|(t, c)| *t = t.wrapping_add(*c)));
@@ -213,11 +255,14 @@ pub unsafe fn sort<T: Word, K: Word>(
         .collect();
     drop(counts);
     let dst = Shared(a);
+    let ahead = write_ahead(bks.len(), std::mem::size_of::<It<T>>(), caches::sizes());
+    let read_ahead = read_ahead::<T>();
     pool::run_parts(chunks, |c| {
         // The whole pointer, which threads share, not its field.
         let to = dst;
         let mut at = offsets[c].clone();
         for i in chunk(c, per, n) {
+            near(i + read_ahead);
             let x = first(i);
             let b = &mut at[of[key(x.bits).low(w.shift) & w.mask] as usize];
             // Elements that changed since they were counted (by a writer
@@ -227,6 +272,7 @@ pub unsafe fn sort<T: Word, K: Word>(
             // bucket its own places, so no two threads write one while
             // the counts hold.
             unsafe { to.0.add(*b).write(x) };
+            prefetch(to.0.wrapping_add(*b + ahead) as *const u8);
             *b += 1;
         }
     });
@@ -295,7 +341,10 @@ fn in_cache<T: Word>(src: Option<&[It<T>]>, x: &mut [It<T>], y: &mut [It<T>], r:
     // Each digit's count, then the start of its run, then, once each item
     // is placed, the end of its run (the next one's start).
     let mut ends = vec![0u32; digit + 1];
-    from.iter().for_each(|it| ends[(lk(it.bits) >> sh) as usize & digit] += 1);
+    from.iter().enumerate().for_each(|(i, it)| {
+        ask_ahead(from.as_ptr(), i);
+        ends[(lk(it.bits) >> sh) as usize & digit] += 1
+    });
     let mut at = 0;
     for e in ends.iter_mut() {
         (*e, at) = (at, at + *e);
@@ -331,6 +380,7 @@ fn lsd<T: Word>(src: Option<&[It<T>]>, x: &mut [It<T>], y: &mut [It<T>], r: u32,
     let mut counts = [[0u32; 1 << WIDE]; 2];
     let from = src.map_or(x.as_ptr(), |s| s.as_ptr());
     for i in 0..m {
+        ask_ahead(from, i);
         // SAFETY: i < m, the source's length.
         let v = lk(unsafe { (*from.add(i)).bits });
         // SAFETY: each digit is masked below 1 << width <= 1 << WIDE.
