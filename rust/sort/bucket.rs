@@ -27,7 +27,8 @@
 //! -> ~85 ms and int64 10M ~235 -> ~195 ms.
 
 use super::order::Word;
-use super::radix::{self, Item, Shared, SMALL};
+use super::places::{It, Places};
+use super::radix::{self, SMALL};
 use crate::core::{caches, pool};
 use crate::moves::slot::prefetch;
 use crate::moves::walk::map_parts;
@@ -55,9 +56,6 @@ const SAMPLE: usize = 1 << 10;
 
 /// Runs of at most this many items are sorted by insertion.
 const TINY: usize = 24;
-
-/// An item of the sort: an element's bits and its position.
-type It<T> = Item<T, u32>;
 
 /// Whether [`sort`] sorts a slice of `n` elements of keys `K`: longer than
 /// the slices the other sort keeps in cache, of keys of at most 8 bytes,
@@ -134,7 +132,7 @@ fn write_ahead(buckets: usize, item: usize, c: caches::Sizes) -> usize {
 /// at 10 to 20 GB/s), for the processor's own prefetchers may follow a
 /// stream too little ahead, or not at all (on a virtual Xeon, the first
 /// read of the buckets in cache took three times as long without).
-const READ_AHEAD: usize = 2048;
+pub(super) const READ_AHEAD: usize = 2048;
 
 /// Elements of `T` ahead of a read that it asks the cache for.
 fn read_ahead<T: Word>() -> usize {
@@ -197,14 +195,13 @@ fn buckets(total: &[u32], cap: usize) -> (Vec<Bucket>, Vec<u16>) {
 /// first `put`.
 ///
 /// # Safety
-/// `a` is valid for reads and writes of `n` items, which nothing else
-/// reads or writes until `sort` returns but `put` at places whose items
-/// were read.
-pub unsafe fn sort<T: Word, K: Word>(
+/// `a` holds `n` places, which nothing else reads or writes until `sort`
+/// returns but `put` at places whose items were read.
+pub unsafe fn sort<T: Word, K: Word, A: Places<T>>(
     n: usize,
     k: usize,
     (read, near): (impl Fn(usize) -> T + Sync, impl Fn(usize) + Sync),
-    a: *mut It<T>,
+    a: A,
     threads: usize,
     key: impl Fn(T) -> K + Copy + Sync,
     put: impl Fn(usize, &[It<T>]) + Sync,
@@ -254,12 +251,9 @@ pub unsafe fn sort<T: Word, K: Word>(
         })
         .collect();
     drop(counts);
-    let dst = Shared(a);
-    let ahead = write_ahead(bks.len(), std::mem::size_of::<It<T>>(), caches::sizes());
+    let ahead = write_ahead(bks.len() * A::STREAMS, A::BYTES, caches::sizes());
     let read_ahead = read_ahead::<T>();
     pool::run_parts(chunks, |c| {
-        // The whole pointer, which threads share, not its field.
-        let to = dst;
         let mut at = offsets[c].clone();
         for i in chunk(c, per, n) {
             near(i + read_ahead);
@@ -268,11 +262,11 @@ pub unsafe fn sort<T: Word, K: Word>(
             // Elements that changed since they were counted (by a writer
             // outside the call) could overrun a bucket: writes stay in a.
             assert!(*b < n, "the elements changed while they were sorted");
-            // SAFETY: *b < n, a's length; the offsets give each chunk and
+            // SAFETY: *b < n, a's count; the offsets give each chunk and
             // bucket its own places, so no two threads write one while
             // the counts hold.
-            unsafe { to.0.add(*b).write(x) };
-            prefetch(to.0.wrapping_add(*b + ahead) as *const u8);
+            unsafe { a.write(*b, x) };
+            a.near(*b + ahead);
             *b += 1;
         }
     });
@@ -284,23 +278,22 @@ pub unsafe fn sort<T: Word, K: Word>(
     let next = AtomicUsize::new(0);
     let live = bks.iter().take_while(|b| b.start < k).count();
     pool::run_parts(threads.min(live), |_| {
-        let from = dst;
         let (mut x, mut y) = (Vec::new(), Vec::new());
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(b) = bks.get(i).filter(|_| i < live) else { break };
             let m = b.end - b.start;
-            // SAFETY: the bucket's places lie below n in a, written by the
-            // distribution (done), and touched by this thread alone.
-            let items = unsafe { std::slice::from_raw_parts(from.0.add(b.start), m) };
             x.resize(m, It::default());
             y.resize(m, It::default());
+            // SAFETY: the bucket's places lie below n in a, written by the
+            // distribution (done), and touched by this thread alone.
+            let items = unsafe { a.run(b.start, &mut x[..m]) };
             // A key's bits below its bin's top, less its bucket's first
             // bin's, on r bits.
             let base = b.lo << (w.shift - low);
             let r = (64 - (b.hi - b.lo).leading_zeros()) + w.shift - low;
             let lk = move |t: T| (key(t).low(low) as u64 & mask).wrapping_sub(base);
-            let in_y = in_cache(Some(items), &mut x[..m], &mut y[..m], r, &lk);
+            let in_y = in_cache(items, &mut x[..m], &mut y[..m], r, &lk);
             let sorted = if in_y { &y[..m] } else { &x[..m] };
             put(b.start, &sorted[..m.min(k - b.start)]);
         }

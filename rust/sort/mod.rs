@@ -18,6 +18,7 @@ pub mod access;
 pub mod bucket;
 pub mod network;
 pub mod order;
+pub mod places;
 pub mod radix;
 pub mod scratch;
 
@@ -29,6 +30,7 @@ use crate::core::pool;
 use access::Bits;
 use crate::moves::slot::prefetch;
 use order::{Visit, Word};
+use places::{Items, Places, Split};
 use radix::{Item, Pos};
 use scratch::Scratch;
 
@@ -308,45 +310,58 @@ impl Run<'_> {
 
     /// Sorts the slices `range` over `threads` by [`bucket::sort`], which
     /// writes the values and positions as it finishes each bucket; its
-    /// items lie meanwhile in the positions' memory where that holds the
-    /// slice's items (as long as the slice, one after the other, aligned
-    /// for items of 8 bytes, each read there before a position is written
-    /// over it), else in scratch.
+    /// items lie meanwhile in the destinations' memory where that holds the
+    /// slice's items, each read there before a value or position is written
+    /// over it, else in scratch: in the positions' (as long as the slice,
+    /// one after the other, aligned for items of 8 bytes), or, for keys of
+    /// 8 bytes, their bits in the values' and their positions in the
+    /// positions' (both as long as the slice, one after the other, the
+    /// values apart from x): a sort of int64 so needs no scratch of 16
+    /// bytes an element, whose pages the system would clear at each call.
     fn bucket_slices<T: Word, K: Word>(&self, range: std::ops::Range<usize>, threads: usize, key: impl Fn(T) -> K + Copy + Sync) {
         let p = self.0;
         let mut own = None;
-        let xb = Bits::new(p.x.memory, p.x.layout.dtype);
-        let plain = p.steps[0] == 1 && !p.x.layout.dtype.is_sub_byte();
-        let out = Out::of(p);
-        let fits = p.k == p.n && p.steps[2] == 1 && std::mem::size_of::<Item<T, u32>>() == 8;
+        let items = p.k == p.n && p.steps[2] == 1 && std::mem::size_of::<Item<T, u32>>() == 8;
+        let split = p.k == p.n && p.steps[1] == 1 && p.steps[2] == 1 && T::BYTES == 8 && !p.values.overlaps(&p.x);
         for s in range {
             let bases = p.bases(s);
-            let at = p.positions.memory.base.wrapping_offset(8 * bases[2]) as *mut Item<T, u32>;
-            let a = if fits && at.is_aligned() {
-                at
+            let at = p.positions.memory.base.wrapping_offset(8 * bases[2]);
+            if items && at.cast::<Item<T, u32>>().is_aligned() {
+                self.bucket_slice(bases, Items(at.cast()), threads, key);
+            } else if split {
+                let bits = p.values.memory.base.wrapping_offset(T::BYTES as isize * bases[1]).cast();
+                self.bucket_slice(bases, Split { bits, pos: at.cast() }, threads, key);
             } else {
-                own.get_or_insert_with(|| Scratch::<Item<T, u32>>::zeroed(p.n)).as_mut_ptr()
-            };
-            let put = |j: usize, run: &[Item<T, u32>]| {
-                let run = &run[..run.len().min(p.k.saturating_sub(j))];
-                // SAFETY: the run ends at k at most; bucket::sort gives
-                // each place once, and each slice is sorted by one call
-                // of it.
-                unsafe { out.put_run(bases, j, run.iter().map(|it| (it.bits, it.pos.get()))) }
-            };
-            if plain {
-                // SAFETY: as in sort_slices.
-                let x = unsafe { (p.x.memory.base as *const T).offset(bases[0]) } as usize;
-                // SAFETY: i < n, so element i lies in the slice; a holds n
-                // items (scratch, or the slice's n positions of 8 bytes
-                // each, one after the other, aligned for an item), which
-                // nothing else touches but put, at places whose items
-                // were read; bucket::sort reads x before it puts.
-                unsafe { bucket::sort(p.n, p.k, (|i| (x as *const T).add(i).read_unaligned(), |i| prefetch((x as *const T).wrapping_add(i) as *const u8)), a, threads, key, put) };
-            } else {
-                // SAFETY: as above, element i of the slice lying in x.
-                unsafe { bucket::sort(p.n, p.k, (|i| xb.read::<T>(bases[0] + i as isize * p.steps[0]), |i| xb.prefetch(bases[0] + i as isize * p.steps[0])), a, threads, key, put) };
+                let a = own.get_or_insert_with(|| Scratch::<Item<T, u32>>::zeroed(p.n)).as_mut_ptr();
+                self.bucket_slice(bases, Items(a), threads, key);
             }
+        }
+    }
+
+    /// Sorts the slice at `bases` over `threads` by [`bucket::sort`], its
+    /// items left meanwhile in `a`, whose n places nothing else touches
+    /// but the writes of the slice's values and positions, each at a place
+    /// whose item was read (see [`Run::bucket_slices`]).
+    fn bucket_slice<T: Word, K: Word>(&self, bases: [isize; 3], a: impl Places<T>, threads: usize, key: impl Fn(T) -> K + Copy + Sync) {
+        let p = self.0;
+        let out = Out::of(p);
+        let put = |j: usize, run: &[Item<T, u32>]| {
+            let run = &run[..run.len().min(p.k.saturating_sub(j))];
+            // SAFETY: the run ends at k at most; bucket::sort gives each
+            // place once, and each slice is sorted by one call of it.
+            unsafe { out.put_run(bases, j, run.iter().map(|it| (it.bits, it.pos.get()))) }
+        };
+        if p.steps[0] == 1 && !p.x.layout.dtype.is_sub_byte() {
+            // SAFETY: as in sort_slices.
+            let x = unsafe { (p.x.memory.base as *const T).offset(bases[0]) } as usize;
+            // SAFETY: i < n, so element i lies in the slice; a holds n
+            // places, which nothing else touches but put, at places whose
+            // items were read; bucket::sort reads x before it puts.
+            unsafe { bucket::sort(p.n, p.k, (|i| (x as *const T).add(i).read_unaligned(), |i| prefetch((x as *const T).wrapping_add(i) as *const u8)), a, threads, key, put) };
+        } else {
+            let xb = Bits::new(p.x.memory, p.x.layout.dtype);
+            // SAFETY: as above, element i of the slice lying in x.
+            unsafe { bucket::sort(p.n, p.k, (|i| xb.read::<T>(bases[0] + i as isize * p.steps[0]), |i| xb.prefetch(bases[0] + i as isize * p.steps[0])), a, threads, key, put) };
         }
     }
 

@@ -425,17 +425,18 @@ fn long_slices_on_one_and_three_threads() {
 }
 
 /// Long slices by buckets, on one thread and on three (the count and the
-/// distribution in chunks): 11, 22 and 32 bits live; sorted on x itself,
-/// or into positions one after the other (whose memory holds the items
-/// meanwhile), or reversed, or the first half of each slice kept; two
-/// slices.
+/// distribution in chunks): 11, 22 and 32 bits live (of all 64 too for
+/// int64); sorted on x itself, or into values and positions one after the
+/// other (whose memory holds the items meanwhile: float32's in the
+/// positions', int64's bits in the values' and positions in the
+/// positions'), or positions reversed, or the first half of each slice
+/// kept; two slices.
 #[test]
 fn buckets_in_place_and_into_positions() {
     let mut seed = 6;
-    let d = Dtype::Float32;
     let (rows, n) = (2, 70_000);
     let shape = [rows, n];
-    for threads in [1, 3] {
+    for (d, threads) in [(Dtype::Float32, 1), (Dtype::Float32, 3), (Dtype::Int64, 1), (Dtype::Int64, 3)] {
         pool::set_threads(threads).unwrap();
         for low in [0x7ff_u128, 0x3f_ffff, u128::MAX] {
             let data: Vec<u128> = elements(d, rows * n, &mut seed).into_iter().map(|b| if low == u128::MAX { b } else { (b & low) | 0x3f80_0000 }).collect();
