@@ -310,14 +310,14 @@ impl Run<'_> {
 
     /// Sorts the slices `range` over `threads` by [`bucket::sort`], which
     /// writes the values and positions as it finishes each bucket; its
-    /// items lie meanwhile in the destinations' memory where that holds the
-    /// slice's items, each read there before a value or position is written
-    /// over it, else in scratch: in the positions' (as long as the slice,
-    /// one after the other, aligned for items of 8 bytes), or, for keys of
-    /// 8 bytes, their bits in the values' and their positions in the
-    /// positions' (both as long as the slice, one after the other, the
-    /// values apart from x): a sort of int64 so needs no scratch of 16
-    /// bytes an element, whose pages the system would clear at each call.
+    /// items lie meanwhile in the destinations' own memory where that holds
+    /// them, each place read before a value or position is written over
+    /// it: in the positions' (as long as the slice, one after the other,
+    /// aligned for items of 8 bytes), or, for keys of 8 bytes, their bits
+    /// in the values' and their positions in the positions' (both as long
+    /// as the slice, one after the other, the values apart from x); else in
+    /// scratch. A sort of int64 so needs no scratch of 16 bytes an element,
+    /// whose pages the system would clear at every call.
     fn bucket_slices<T: Word, K: Word>(&self, range: std::ops::Range<usize>, threads: usize, key: impl Fn(T) -> K + Copy + Sync) {
         let p = self.0;
         let mut own = None;
