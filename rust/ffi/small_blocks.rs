@@ -29,7 +29,7 @@ extern "C" {
 pub const UP_TO: usize = 4 << 20;
 
 /// The alignment of a block.
-pub const ALIGN: usize = 64;
+const ALIGN: usize = 64;
 
 /// Bytes up to which classes are whole multiples of [`ALIGN`].
 const FINE: usize = 1 << 10;
@@ -78,11 +78,11 @@ impl Shelf {
         Shelf { kept: [const { Vec::new() }; CLASSES], bytes: 0, cap }
     }
 
-    /// The most recently kept block of class `c` of `size` bytes, taken
-    /// off the shelf, if any.
-    fn take(&mut self, c: usize, size: usize) -> Option<usize> {
+    /// The most recently kept block of class `c`, taken off the shelf, if
+    /// any.
+    fn take(&mut self, c: usize) -> Option<usize> {
         let addr = self.kept[c].pop()?;
-        self.bytes -= size;
+        self.bytes -= size_of_class(c);
         Some(addr)
     }
 
@@ -128,7 +128,7 @@ fn with_shelf<R>(f: impl FnOnce(&mut Shelf) -> R) -> R {
 /// takes it back.
 pub fn take(bytes: usize) -> *mut c_void {
     let (c, size) = class(bytes);
-    if let Some(addr) = with_shelf(|s| s.take(c, size)) {
+    if let Some(addr) = with_shelf(|s| s.take(c)) {
         return addr as *mut c_void;
     }
     let mut p: *mut c_void = std::ptr::null_mut();
@@ -183,12 +183,12 @@ mod tests {
         let (c, size) = class(5000);
         let (d, dsize) = class(100);
         let mut s = Shelf::new(8 * size);
-        assert_eq!(s.take(c, size), None);
+        assert_eq!(s.take(c), None);
         assert!(s.keep(c, 1).is_empty() && s.keep(c, 2).is_empty() && s.keep(d, 3).is_empty());
-        assert_eq!(s.take(c, size), Some(2));
-        assert_eq!(s.take(c, size), Some(1));
-        assert_eq!(s.take(c, size), None);
-        assert_eq!(s.take(d, dsize), Some(3));
+        assert_eq!(s.take(c), Some(2));
+        assert_eq!(s.take(c), Some(1));
+        assert_eq!(s.take(c), None);
+        assert_eq!(s.take(d), Some(3));
         assert_eq!((s.bytes, s.kept.iter().map(Vec::len).sum::<usize>()), (0, 0));
         // A class holds half the cap: its next block is freed.
         assert!((4..8).all(|a| s.keep(c, a).is_empty()));
@@ -198,7 +198,7 @@ mod tests {
         let (e, esize) = class(4 * size);
         assert_eq!(s.keep(e, 9), vec![4, 5, 6, 7]);
         assert_eq!(s.bytes, esize + dsize);
-        assert_eq!((s.take(e, esize), s.take(c, size), s.take(d, dsize)), (Some(9), None, Some(11)));
+        assert_eq!((s.take(e), s.take(c), s.take(d)), (Some(9), None, Some(11)));
     }
 
     #[test]
