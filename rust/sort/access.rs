@@ -61,7 +61,7 @@ impl Bits {
         } else {
             let ends = [e, e + (n as isize - 1) * step].map(|x| x.wrapping_mul(bits) >> 3);
             let (lo, hi) = (ends[0].min(ends[1]), ends[0].max(ends[1]));
-            (lo..=hi).step_by(64).for_each(|b| crate::moves::slot::prefetch(self.mem.base.wrapping_offset(b)));
+            crate::moves::slot::prefetch_lines(self.mem.base.wrapping_offset(lo), (hi - lo) as usize + 1);
         }
     }
 

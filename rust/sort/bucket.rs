@@ -132,18 +132,18 @@ fn write_ahead(buckets: usize, item: usize, c: caches::Sizes) -> usize {
 /// at 10 to 20 GB/s), for the processor's own prefetchers may follow a
 /// stream too little ahead, or not at all (on a virtual Xeon, the first
 /// read of the buckets in cache took three times as long without).
-pub(super) const READ_AHEAD: usize = 2048;
+const READ_AHEAD: usize = 2048;
 
 /// Elements of `T` ahead of a read that it asks the cache for.
 fn read_ahead<T: Word>() -> usize {
     READ_AHEAD / T::BYTES
 }
 
-/// Asks the cache for the item [`READ_AHEAD`] bytes past item `i` of
-/// `items`, once a line, ahead of a read of the items in turn.
+/// Asks the cache for the element [`READ_AHEAD`] bytes past element `i`
+/// of `items`, once a line, ahead of a read of the elements in turn.
 #[inline(always)]
-fn ask_ahead<T>(items: *const It<T>, i: usize) {
-    let size = std::mem::size_of::<It<T>>();
+pub(super) fn ask_ahead<E>(items: *const E, i: usize) {
+    let size = std::mem::size_of::<E>();
     if (i * size) % 64 < size {
         prefetch(items.wrapping_add(i + READ_AHEAD / size) as *const u8);
     }
@@ -187,12 +187,12 @@ fn buckets(total: &[u32], cap: usize) -> (Vec<Bucket>, Vec<u16>) {
 
 /// Sorts the `n` elements that `read(i)` gives, stably by key, with their
 /// positions, over `threads` (`near(i)` asks the cache for element i's
-/// line, whatever i, which the reads in turn call [`READ_AHEAD`] bytes ahead), and gives `put` runs of the sorted order,
-/// each with the place of its first item, each place once (from any
-/// thread), the places below `k` alone. The distribution writes into `a`,
-/// whose item at a place is read before `put` is given a place of its
-/// bucket; `put` writes nothing `read` reads, or `read` is done before the
-/// first `put`.
+/// line, whatever i, which the reads in turn call [`READ_AHEAD`] bytes
+/// ahead), and gives `put` runs of the sorted order, each with the place
+/// of its first item, each place once (from any thread), the places below
+/// `k` alone. The distribution writes into `a`, whose item at a place is
+/// read before `put` is given a place of its bucket; `put` writes nothing
+/// `read` reads, or `read` is done before the first `put`.
 ///
 /// # Safety
 /// `a` holds `n` places, which nothing else reads or writes until `sort`

@@ -3,6 +3,7 @@
 //! (scratch, or the destinations themselves, whose place of an item is
 //! read before the sorted bucket is written over it).
 
+use super::bucket::ask_ahead;
 use super::order::Word;
 use super::radix::Item;
 use crate::moves::slot::prefetch;
@@ -101,9 +102,8 @@ impl<T: Word> Places<T> for Split<T> {
 
     unsafe fn run<'a>(self, start: usize, x: &mut [It<T>]) -> Option<&'a [It<T>]> {
         for (j, it) in x.iter_mut().enumerate() {
-            if j % 8 == 0 {
-                self.near(start + j + super::bucket::READ_AHEAD / 8);
-            }
+            ask_ahead(self.bits, start + j);
+            ask_ahead(self.pos, start + j);
             // SAFETY: the places lie below n and were written (caller).
             // Each position was written from a u32.
             unsafe { *it = It { bits: self.bits.add(start + j).read_unaligned(), pos: self.pos.add(start + j).read_unaligned() as u32 } };
