@@ -143,12 +143,14 @@ mod tests {
             0.0, -0.0, f32::from_bits(1), -f32::from_bits(1), 0.5, -0.5, 0.999_999_94, -1.999_999_9, 2.5, -2.5,
             TWO_31, -TWO_31, 2_147_483_520.0, -2_147_483_520.0, 4.0e9, -4.0e9, f32::MAX, f32::MIN, 12345.678, -98765.43,
         ];
-        let src: Vec<f32> = (0..200).map(|i| edges[(i * 7) % edges.len()] * if i % 3 == 0 { 1.0 } else { 0.75 }).collect();
+        let src: Vec<f32> = (0..240).map(|i| edges[(i * 7) % edges.len()] * if i % 3 == 0 { 1.0 } else { 0.75 }).collect();
+        // x starts `xo` elements past a line of src.
+        let line = src.as_ptr().align_offset(64);
         crate::kinds::wide::on_each_compilation(|isa| {
             for wide in [false, true] {
                 for (xo, oo) in [(0, 0), (3, 3), (5, 0), (0, 11), (15, 15), (7, 9)] {
                     for n in (0..70).chain([150, 183]) {
-                        let x = &src[xo..xo + n];
+                        let x = &src[line + xo..line + xo + n];
                         let mut buf = vec![-7i32; n + 40];
                         // A start of `oo` elements past a line of buf.
                         let at = buf.as_ptr().align_offset(64) + oo;
