@@ -465,7 +465,10 @@ fn buckets_in_place_and_into_positions() {
 /// against the standard library's stable sort, on 1 and 3 threads, whole
 /// and their first half: keys of every bit, so that buckets are finished
 /// by top digits; two high values over random low words, so that two bins
-/// each far past a bucket's cap are finished by nested top digits; small
+/// each far past a bucket's cap are finished by nested top digits; five
+/// high values over random low halfwords, so that a bucket's items share
+/// the top bits its first passes sort by (one run, sorted on its own by
+/// the bits below); small
 /// numbers, which share their top bits (found by the sample of keys the
 /// first count's bins come from), and small numbers but one far larger
 /// or negative at a place the sample skips (so that the count misses its
@@ -476,7 +479,14 @@ fn buckets_by_every_finish() {
     let mut seed = 8;
     let d = Dtype::Int64;
     for n in [radix::SMALL, radix::SMALL + 1, 5 * radix::SMALL] {
-        let families: [&dyn Fn(u64) -> u64; 5] = [&|r| r, &|r| (r >> 63) << 40 | (r & 0xffff_ffff), &|r| r % 1000, &|r| (r % 5).wrapping_mul(0x9e37_79b9_7f4a_7c15), &|_| 42];
+        let families: [&dyn Fn(u64) -> u64; 6] = [
+            &|r| r,
+            &|r| (r >> 63) << 40 | (r & 0xffff_ffff),
+            &|r| (r % 5) << 50 | (r & 0xffff),
+            &|r| r % 1000,
+            &|r| (r % 5).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            &|_| 42,
+        ];
         let mut sets: Vec<Vec<u64>> = families.iter().map(|f| (0..n).map(|_| f(splitmix(&mut seed))).collect()).collect();
         for outlier in [1 << 50, -3i64 as u64] {
             let mut small: Vec<u64> = (0..n).map(|_| splitmix(&mut seed) % 1000).collect();
