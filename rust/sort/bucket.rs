@@ -15,13 +15,14 @@
 //! bins' top: by one or two passes over digits of at most [`WIDE`] bits
 //! from the least significant where two cover them, else first by the top
 //! bits alone: by a distribution on a top digit of as many values as items
-//! where one digit of at most [`WIDE`] bits has that many, else by two such
-//! passes over as many bits as the items need; in either case the
+//! where one digit of at most [`WIDE`] bits has that many, else by two
+//! such passes over as many bits as the items need; in either case the
 //! runs sharing those bits that are longer than [`TINY`] are sorted so in
-//! turn and the rest by one insertion over the bucket. Each distribution keeps equal digits in their order, so the
-//! result is the stable order whatever the threads: they count and
-//! distribute by chunks of elements (a chunk's elements of a bucket after
-//! the earlier chunks'), and then share the buckets.
+//! turn and the rest by one insertion over the bucket. Each distribution
+//! keeps equal digits in their order, so the result is the stable order
+//! whatever the threads: they count and distribute by chunks of elements
+//! (a chunk's elements of a bucket after the earlier chunks'), and then
+//! share the buckets.
 //!
 //! Reads along memory ask the cache for their lines ahead, and the
 //! distribution for each bucket's next lines: on a virtual Xeon (model
@@ -319,7 +320,7 @@ fn in_cache<T: Word>(src: Option<&[It<T>]>, x: &mut [It<T>], y: &mut [It<T>], r:
     }
     let l = usize::BITS - (m - 1).leading_zeros();
     if l > WIDE {
-        return by_top_lsd(src, x, y, r, lk);
+        return by_top_lsd(src, x, y, (l, r), lk);
     }
     // By the top digit, read from where the items lie into y, each digit's
     // run of more than TINY items then sorted on its own, and the shorter
@@ -360,8 +361,8 @@ fn in_cache<T: Word>(src: Option<&[It<T>]>, x: &mut [It<T>], y: &mut [It<T>], r:
 }
 
 /// [`in_cache`] for more items than a digit of [`WIDE`] bits has values
-/// and more than [`LSD`] bits: the items sorted by their top bits alone,
-/// as many as the items need rounded up to even (at most [`LSD`]), by
+/// (`l` bits count them) and more than [`LSD`] bits `r`: the items sorted
+/// by their top bits alone, `l` rounded up to even (at most [`LSD`]), by
 /// [`lsd`]'s two passes (digits of at most 8 bits for a bucket of 2^16
 /// items, whose 256 write streams the first-level cache holds, where one
 /// distribution on a digit of 16 bits missed it on every write), each run
@@ -369,12 +370,11 @@ fn in_cache<T: Word>(src: Option<&[It<T>]>, x: &mut [It<T>], y: &mut [It<T>], r:
 /// below, and the shorter runs, of about one item, by one insertion over
 /// all. On the virtual Xeon, Rust alone, int64 10M went ~230 -> ~223 ms
 /// and 1M ~23.0 -> ~21.5 ms.
-fn by_top_lsd<T: Word>(src: Option<&[It<T>]>, x: &mut [It<T>], y: &mut [It<T>], r: u32, lk: &impl Fn(T) -> u64) -> bool {
-    let l = usize::BITS - (x.len() - 1).leading_zeros();
-    let t = (l + l % 2).min(LSD).min(r);
-    let sh = r - t;
-    let top = |t: T| lk(t) >> sh;
-    let in_y = lsd(src, x, y, t, &top);
+fn by_top_lsd<T: Word>(src: Option<&[It<T>]>, x: &mut [It<T>], y: &mut [It<T>], (l, r): (u32, u32), lk: &impl Fn(T) -> u64) -> bool {
+    let bits = (l + l % 2).min(LSD).min(r);
+    let sh = r - bits;
+    let top = |b: T| lk(b) >> sh;
+    let in_y = lsd(src, x, y, bits, &top);
     let (done, room) = if in_y { (y, x) } else { (x, y) };
     // A run of more than TINY items holds items i and i + TINY: the test,
     // seldom true, branches predictably where the runs are short.
