@@ -621,6 +621,31 @@ fn scatter_add_sums_left_to_right_on_both_strategies() {
 }
 
 #[test]
+fn scatter_by_target_reads_positions_in_batches_for_each_host() {
+    // Split by target, each thread reads the positions AHEAD for each of
+    // the host's threads at a time (48, 80 and 256 for 3, 5 and 16), keeps
+    // those in its range and combines them while it reads the next batch:
+    // a number of updates that no batch divides, positions of every
+    // layout, some outside the axis (dropped), one slice and two along a
+    // second axis, each combine.
+    let mut rng = Rng(21);
+    for threads in [3, 5, 16] {
+        pool::set_threads(3).unwrap();
+        for c in COMBINES {
+            for d in [Dtype::Float32, Dtype::Int4, Dtype::Complex64] {
+                for shape in [vec![1000], vec![700, 2]] {
+                    let m = (1 << 16) + 33;
+                    let mut k = scatter_case_of(c, false, d, &shape, 0, m, rng.coin(), false, &mut rng);
+                    let s = run_scatter(Host { threads, cache: 0 }, c, false, &mut k);
+                    assert_eq!(s, Strategy::ByTarget);
+                    check_scatter(c, &mut k, &format!("{} {c:?} {shape:?} host of {threads} threads", d.name()));
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn scatter_add_has_the_same_bits_on_1_and_3_threads_by_sizes() {
     // The host's own cache, and slices of targets on either side of it:
     // 1000 targets sum each slice on one thread, cache / width + 1 targets
