@@ -25,9 +25,11 @@
 //!   that land in its range: reading the positions once on each thread
 //!   gives the bits a sort would. A thread reads them in batches, keeping
 //!   those of its range without a branch ([`Scatter::each`]): a test on
-//!   each mispredicted every other time on two threads (float32 Add of
-//!   10M random positions into 1M targets, two threads: 112 -> 25 ms;
-//!   into 10M targets 112 -> 41 ms, where one thread takes 69).
+//!   each mispredicted every other time on two threads (`time_moves`'s
+//!   float32 Add split by target with a cache of 0 bytes, two threads: 10M
+//!   random positions into 1M targets 112-114 -> 27-30 ms, 1M into 100K
+//!   11-13 -> 2.4 ms; a one-off run into 10M targets 112 -> 41 ms, where
+//!   one thread takes 69).
 //!
 //! [`Strategy::ByUpdate`] is taken for Set under `unique` where the slices
 //! are fewer than the threads, there are at least 2^16 updates and the

@@ -629,8 +629,8 @@ fn scatter_by_target_reads_positions_in_batches_for_each_host() {
     // layout, some outside the axis (dropped), one slice and two along a
     // second axis, each combine.
     let mut rng = Rng(21);
+    pool::set_threads(3).unwrap();
     for threads in [3, 5, 16] {
-        pool::set_threads(3).unwrap();
         for c in COMBINES {
             for d in [Dtype::Float32, Dtype::Int4, Dtype::Complex64] {
                 for shape in [vec![1000], vec![700, 2]] {
