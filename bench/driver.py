@@ -14,6 +14,15 @@ ORIGINAL_ENV = dict(os.environ)
 for _var in NUMPY_UNSET:
     os.environ.pop(_var, None)
 
+# A run of our AVX2 path (NX_CPU_ISA=avx2) stands for a machine without
+# AVX-512, so numpy is held to what such a machine gives it: its dispatch to
+# the AVX2 targets (numpy 2.5 names those past them X86_V4, AVX512_ICL and
+# AVX512_SPR) and OpenBLAS to its Haswell kernels, set before numpy loads;
+# check_peer refuses the run where numpy or a BLAS still runs wider.
+AVX2_PEER = {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR", "OPENBLAS_CORETYPE": "Haswell"}
+PEER_ENV = AVX2_PEER if os.environ.get("NX_CPU_ISA") == "avx2" else {}
+os.environ.update(PEER_ENV)
+
 import argparse  # noqa: E402
 import math  # noqa: E402
 import subprocess  # noqa: E402
@@ -253,8 +262,26 @@ def selected(only: str | None) -> list[cases.Case]:
     return [c for c in cases.ALL if c.name in names]
 
 
+def numpy_simd() -> list[str]:
+    """The SIMD targets numpy dispatches to here, past its baseline."""
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    return [t for t in __cpu_dispatch__ if __cpu_features__.get(t)]
+
+
+def check_peer() -> None:
+    """Exits where PEER_ENV holds numpy to AVX2 but numpy found a wider
+    target or a BLAS library runs other kernels than Haswell's."""
+    if not PEER_ENV:
+        return
+    wider = [t for t in numpy_simd() if t != "X86_V3"]
+    kernels = {lib.get("architecture") for lib in threadpool_info() if lib.get("internal_api") == "openblas"}
+    if wider or kernels - {"Haswell"}:
+        sys.exit(f"driver: numpy is not held to AVX2: targets {wider}, OpenBLAS kernels {sorted(kernels)}")
+
+
 def run(args) -> None:
     s = QUICK if args.quick else FULL
+    check_peer()
     chosen = selected(args.only)
     started = time.time()
     load_before = os.getloadavg()
@@ -281,6 +308,8 @@ def run(args) -> None:
         "load": (load_before, os.getloadavg()),
         "blas": threadpool_info(),
         "unset": {v: ORIGINAL_ENV[v] for v in NUMPY_UNSET if v in ORIGINAL_ENV},
+        "peer_env": PEER_ENV,
+        "numpy_simd": numpy_simd(),
         "all_threads": all_threads,
         "isa": isa,
         "isa_forced": os.environ.get("NX_CPU_ISA", ""),

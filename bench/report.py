@@ -98,6 +98,17 @@ def cpu_model():
     return platform.processor() or "unknown"
 
 
+def cpu_family_model():
+    """The CPU's family and model numbers, which tell apart models of one name."""
+    found = {}
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key.strip() in ("cpu family", "model") and key.strip() not in found:
+                found[key.strip()] = value.strip()
+    return f"family {found.get('cpu family', '?')}, model {found.get('model', '?')}"
+
+
 def memory_gib():
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
 
@@ -277,13 +288,21 @@ def blas_lines(meta):
                    f"{lib.get('version')}, kernel `{lib.get('architecture')}`, threading "
                    f"`{lib.get('threading_layer')}`, {lib.get('num_threads')} threads "
                    f"(`{os.path.basename(lib.get('filepath', ''))}`).")
+    simd = ", ".join(meta["numpy_simd"]) or "none"
+    if meta["peer_env"]:
+        out.append("- numpy held to what a machine without AVX-512 gives it, as our side is: " +
+                   ", ".join(f"`{k}={v}`" for k, v in meta["peer_env"].items()) +
+                   f" for numpy's process; its SIMD targets past the baseline: {simd}.")
+    else:
+        out.append(f"- numpy's SIMD targets past its baseline, all the machine has: {simd}.")
     unset = meta["unset"]
     if unset:
         out.append("- Unset for numpy's process only: " +
                    ", ".join(f"`{k}={v}`" for k, v in unset.items()) + ".")
     else:
         out.append("- `OPENBLAS_CORETYPE` and `OPENBLAS_L2_SIZE` were not set here; the harness "
-                   "unsets them for numpy's process only where they are.")
+                   "unsets them for numpy's process only where they are (before the AVX2 run "
+                   "sets its own).")
     return out
 
 
@@ -342,7 +361,7 @@ def write_markdown(path, rows, lim, meta):
         "",
         "## Machine",
         "",
-        f"- {cpu_model()}, {n} threads for the process, {memory_gib():.0f} GiB of memory, "
+        f"- {cpu_model()} ({cpu_family_model()}), {n} threads for the process, {memory_gib():.0f} GiB of memory, "
         f"{platform.system()} {platform.release()}.",
         f"- Other work on the machine kept {fmt_cores(meta['elsewhere'])} busy on average "
         f"while the cases were timed (from /proc/stat, less our processes' CPU time); load "

@@ -8,8 +8,9 @@
 # on the PATH, as tools/in-root gives it; run from anywhere). --only runs
 # those cases alone and writes into _build/bench-only instead of bench/, so
 # that bench/ keeps the last whole run. --isa avx2 runs our kernels on the
-# AVX2 baseline whatever the CPU has (NX_CPU_ISA=avx2) and writes a whole run
-# into bench/avx2 instead.
+# AVX2 baseline whatever the CPU has (NX_CPU_ISA=avx2), numpy and its
+# OpenBLAS held to their AVX2 paths likewise (driver.py's AVX2_PEER), and
+# writes a whole run into bench/avx2 instead.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
