@@ -42,6 +42,7 @@ clean:
 
 # Benchmarks side by side with numpy, written to bench/RESULTS.md,
 # bench/results.csv and bench/ratios.png. QUICK=1 for a short run; ISA=avx2
-# runs our kernels on the AVX2 baseline (NX_CPU_ISA=avx2) into bench/avx2/.
+# runs our kernels on the AVX2 baseline (NX_CPU_ISA=avx2), numpy on its AVX2
+# paths, into bench/avx2/.
 bench:
 	$(IN_ROOT) bash bench/run.sh $(if $(QUICK),--quick,) $(if $(ISA),--isa $(ISA),)
