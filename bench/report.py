@@ -294,7 +294,7 @@ def blas_lines(meta):
                    ", ".join(f"`{k}={v}`" for k, v in meta["peer_env"].items()) +
                    f" for numpy's process; its SIMD targets past the baseline: {simd}.")
     else:
-        out.append(f"- numpy's SIMD targets past its baseline, all the machine has: {simd}.")
+        out.append(f"- numpy's SIMD targets past its baseline that this machine runs: {simd}.")
     unset = meta["unset"]
     if unset:
         out.append("- Unset for numpy's process only: " +
