@@ -300,7 +300,7 @@ impl Run<'_> {
     fn network_slice<T: Word, K: Word>(&self, bases: [isize; 3], out: &Out, w: &mut [u64], read: impl Fn(usize) -> T, key: impl Fn(T) -> K) {
         let p = self.0;
         network::sort(p.n, &read, key, w);
-        let order = w[..p.k].iter().map(|&w| w as u32 as usize);
+        let order = w[..p.k].iter().map(|&w| network::position(w));
         // SAFETY: the first k words are the elements' (below the padding's),
         // whose positions are below n; entries 0..k of the slice, written
         // by this thread alone, after the slice was read (whole, or into a

@@ -313,7 +313,7 @@ impl Visit for Paths<'_> {
             if network::fits::<K>(n) {
                 let mut w = vec![0; network::words(n)];
                 network::sort(n, |i| x[i], key, &mut w);
-                out.push(w[..n].iter().map(|&w| w as u32 as usize).collect());
+                out.push(w[..n].iter().map(|&w| network::position(w)).collect());
             }
         }
         crate::core::isa::baseline_here(false);
