@@ -287,7 +287,18 @@ impl Run<'_> {
                 // in x from its base (a checked view), in whole bytes.
                 let at = unsafe { (p.x.memory.base as *const T).offset(bases[0]) };
                 // SAFETY: i < n, so element i lies in the slice.
-                self.network_slice(bases, &out, &mut w, |i| unsafe { at.add(i).read_unaligned() }, key);
+                let read = |i: usize| unsafe { at.add(i).read_unaligned() };
+                if T::BYTES == 4 && out.whole && out.steps[1] == 1 && out.steps[2] == 1 {
+                    network::sort(p.n, read, key, &mut w);
+                    // SAFETY: the slice's n elements of 4 bytes lie from
+                    // `at`; entries 0..k of its values (4 bytes, T's
+                    // width) and positions lie one after the other from
+                    // their bases, written by this thread alone, neither
+                    // in x's memory (not `copy`) nor in the other's.
+                    unsafe { network::put_in_order(&w[..p.k], at.cast(), (out.at.0 as *mut u32).offset(bases[1]), (out.at.1 as *mut i64).offset(bases[2])) };
+                } else {
+                    self.network_slice(bases, &out, &mut w, read, key);
+                }
             } else {
                 self.network_slice(bases, &out, &mut w, strided, key);
             }

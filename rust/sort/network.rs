@@ -81,6 +81,40 @@ pub fn sort<T: Word, K: Word>(n: usize, read: impl Fn(usize) -> T, key: impl Fn(
     }
 }
 
+/// Writes the elements of the sorted words `w` (the first of a slice that
+/// [`sort`] sorted) in order: entry j's element, 4 bytes read at its
+/// position from `x`, as `values[j]` and its position as `positions[j]`,
+/// by vectors of words (the elements gathered) where the host has AVX-512
+/// or AVX2, one by one past the last whole vector. Rows of [10000; 1000]
+/// float32 so sorted in 53 ms rather than 58 on AVX-512, 78 rather than
+/// 84 on AVX2 (Rust alone, one thread, Xeon model 207).
+///
+/// # Safety
+/// `x` holds the slice's elements (every word's position lies below its
+/// length), `values` `w.len()` 4-byte entries and `positions` as many
+/// 8-byte ones, one after the other, neither overlapping `x` or the other;
+/// only where [`fits`] says the network runs.
+pub unsafe fn put_in_order(w: &[u64], x: *const u32, values: *mut u32, positions: *mut i64) {
+    #[cfg(target_arch = "x86_64")]
+    let done = if crate::core::isa::avx512() {
+        // SAFETY: the host has AVX-512 F; the memory as the caller says.
+        unsafe { x86::put_avx512(w, x, values, positions) }
+    } else {
+        // SAFETY: the host has AVX2 (fits); likewise.
+        unsafe { x86::put_avx2(w, x, values, positions) }
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = 0;
+    for (j, &word) in w.iter().enumerate().skip(done) {
+        let i = position(word);
+        // SAFETY: i lies below the slice's length and j below w's (caller).
+        unsafe {
+            values.add(j).write_unaligned(x.add(i).read_unaligned());
+            positions.add(j).write_unaligned(i as i64);
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
@@ -116,6 +150,15 @@ mod x86 {
         /// # Safety
         /// The instruction set.
         unsafe fn exchange(self, j: usize, great: u8) -> Self;
+        /// Writes the positions of the `N` words from `w` (their low
+        /// [`POSITION_BITS`](super::POSITION_BITS)) from `positions`, and
+        /// the 4-byte elements of `x` at those positions from `values`.
+        ///
+        /// # Safety
+        /// The instruction set; `N` words readable from `w`, the elements
+        /// at their positions from `x`, `N` entries writable from `values`
+        /// and from `positions`.
+        unsafe fn put(w: *const u64, x: *const u32, values: *mut u32, positions: *mut i64);
     }
 
     /// AVX-512's register: 8 words as float64s.
@@ -150,6 +193,15 @@ mod x86 {
                     _ => _mm512_shuffle_f64x2::<0x4E>(x, x),
                 };
                 Z(_mm512_mask_blend_pd(great, _mm512_min_pd(x, w), _mm512_max_pd(x, w)))
+            }
+        }
+        #[inline(always)]
+        unsafe fn put(w: *const u64, x: *const u32, values: *mut u32, positions: *mut i64) {
+            // SAFETY: AVX-512 F and the memory (caller).
+            unsafe {
+                let p = _mm512_and_si512(_mm512_loadu_si512(w.cast()), _mm512_set1_epi64((1 << super::POSITION_BITS) - 1));
+                _mm512_storeu_si512(positions.cast(), p);
+                _mm256_storeu_si256(values.cast(), _mm512_i64gather_epi32::<4>(p, x.cast()));
             }
         }
     }
@@ -189,6 +241,15 @@ mod x86 {
                 let bit = _mm256_set_epi64x(8, 4, 2, 1);
                 let keep_great = _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(great as i64), bit), bit);
                 Y(_mm256_blendv_pd(_mm256_min_pd(x, w), _mm256_max_pd(x, w), _mm256_castsi256_pd(keep_great)))
+            }
+        }
+        #[inline(always)]
+        unsafe fn put(w: *const u64, x: *const u32, values: *mut u32, positions: *mut i64) {
+            // SAFETY: AVX2 and the memory (caller).
+            unsafe {
+                let p = _mm256_and_si256(_mm256_loadu_si256(w.cast()), _mm256_set1_epi64x((1 << super::POSITION_BITS) - 1));
+                _mm256_storeu_si256(positions.cast(), p);
+                _mm_storeu_si128(values.cast(), _mm256_i64gather_epi32::<4>(x.cast(), p));
             }
         }
     }
@@ -329,6 +390,42 @@ mod x86 {
     pub unsafe fn bitonic_avx512(v: &mut [u64]) {
         // SAFETY: as the caller says.
         unsafe { bitonic::<Z>(v) }
+    }
+
+    /// [`put_in_order`](super::put_in_order)'s whole vectors of words;
+    /// returns how many words it wrote.
+    ///
+    /// # Safety
+    /// The register's instruction set; the memory as `put_in_order`'s.
+    #[inline(always)]
+    unsafe fn put<V: Lanes>(w: &[u64], x: *const u32, values: *mut u32, positions: *mut i64) -> usize {
+        let whole = w.len() - w.len() % V::N;
+        for j in (0..whole).step_by(V::N) {
+            // SAFETY: words j..j + N lie in w (j + N <= whole), and
+            // entries j..j + N in values and positions (caller).
+            unsafe { V::put(w.as_ptr().add(j), x, values.add(j), positions.add(j)) };
+        }
+        whole
+    }
+
+    /// [`put`] on AVX-512's registers.
+    ///
+    /// # Safety
+    /// The host has AVX-512 F; the memory as `put_in_order`'s.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn put_avx512(w: &[u64], x: *const u32, values: *mut u32, positions: *mut i64) -> usize {
+        // SAFETY: as the caller says.
+        unsafe { put::<Z>(w, x, values, positions) }
+    }
+
+    /// [`put`] on AVX2's registers.
+    ///
+    /// # Safety
+    /// The host has AVX2; the memory as `put_in_order`'s.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn put_avx2(w: &[u64], x: *const u32, values: *mut u32, positions: *mut i64) -> usize {
+        // SAFETY: as the caller says.
+        unsafe { put::<Y>(w, x, values, positions) }
     }
 
     /// [`bitonic`] on AVX2's registers.

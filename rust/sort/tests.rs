@@ -219,14 +219,22 @@ fn at(l: &Layout, i: &[usize]) -> isize {
 /// bits and the positions; the destinations' untouched bytes stay so.
 #[allow(clippy::too_many_arguments)]
 fn case(d: Dtype, shape: &[usize], axis: usize, k: usize, descending: bool, flip: bool, transpose: bool, seed: &mut u64) {
+    case_into(d, shape, axis, k, descending, flip, transpose, false, seed)
+}
+
+/// [`case`], the destinations in C order where `plain` (the values and
+/// positions of a slice one after the other, as x's where neither `flip`
+/// nor `transpose`).
+#[allow(clippy::too_many_arguments)]
+fn case_into(d: Dtype, shape: &[usize], axis: usize, k: usize, descending: bool, flip: bool, transpose: bool, plain: bool, seed: &mut u64) {
     let size: usize = shape.iter().product();
     let mut kshape = shape.to_vec();
     kshape[axis] = k;
     let ksize: usize = kshape.iter().product();
     let (mut xb, mut vb, mut pb) = (Buf::new(size + 8, d), Buf::new(ksize + 8, d), Buf::new(ksize + 8, Dtype::Int64));
     let xl = layout(d, shape, flip, transpose);
-    let vl = layout(d, &kshape, !flip, false);
-    let pl = layout(Dtype::Int64, &kshape, flip, !transpose);
+    let vl = layout(d, &kshape, !flip && !plain, false);
+    let pl = layout(Dtype::Int64, &kshape, flip && !plain, !transpose && !plain);
     let data = elements(d, size, seed);
     let idx = indices(shape);
     for (i, &b) in idx.iter().zip(&data) {
@@ -274,7 +282,10 @@ fn every_dtype_against_the_reference() {
 /// Slices of the lengths the network sorts, on AVX-512 (where the host has
 /// it) and on the AVX2 baseline, against the reference: keys of 1 to 4
 /// bytes, lengths from past insertion's to the network's most, a power of
-/// 2 and not, whole and their first half (top-k).
+/// 2 and not, whole and their first half (top-k); and slices whose
+/// elements and destinations all lie one after the other (the network's
+/// vectors of values and positions written out, then the tail past them),
+/// from an offset, all of them, a half, one and none.
 #[test]
 fn short_slices_by_the_network_and_by_radix_passes() {
     let mut seed = 6;
@@ -284,6 +295,9 @@ fn short_slices_by_the_network_and_by_radix_passes() {
             for n in [25, 64, 100, 1000, network::MOST] {
                 case(d, &[2, n], 1, n, false, false, false, &mut seed);
                 case(d, &[n, 2], 0, n / 2 + 1, true, true, true, &mut seed);
+                for k in [n, n / 2 + 1, 1, 0] {
+                    case_into(d, &[3, n], 1, k, k % 2 == 0, false, false, true, &mut seed);
+                }
             }
         }
     }
