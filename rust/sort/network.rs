@@ -11,11 +11,11 @@
 //! so that no setting of the CPU flushes it to zero), and the order of
 //! such floats is the order of their bits, so the network compares words
 //! by the float minimum and maximum: AVX2 has no 64-bit integer min or max
-//! (a compare and two blends made each pair), and on the Xeons measured
-//! AVX-512's float ones issue on two ports where its unsigned integer ones
-//! issue on one. Rows of [10000; 1000] float32 so sorted in 56 ms rather
-//! than 73 on AVX-512, 82 rather than 113 on AVX2 (Rust alone, one thread,
-//! Xeon model 207).
+//! (a compare and two blends made each pair), and AVX-512's float ones
+//! issue on two ports of Intel's server cores, by Intel's tables, where its
+//! unsigned integer ones issue on one. Rows of [10000; 1000] float32 so
+//! sorted in 56 ms rather than 73 on AVX-512, 82 rather than 113 on AVX2
+//! (Rust alone, one thread, Xeon model 207).
 //!
 //! One network ([`x86::bitonic`]) runs on either of two register types
 //! ([`x86::Lanes`]): AVX-512's 8 words a vector and AVX2's 4.
