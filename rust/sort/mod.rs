@@ -171,6 +171,15 @@ impl Out {
         }
     }
 
+    /// The first entries of the values and positions of the slice at
+    /// `bases`, where both destinations are of whole bytes and their
+    /// entries lie one after the other (steps of 1): at their element's
+    /// index times T, the dtype's width, or 8.
+    fn runs<T: Word>(&self, bases: [isize; 3]) -> Option<(*mut T, *mut i64)> {
+        let plain = self.whole && self.steps[1] == 1 && self.steps[2] == 1;
+        plain.then(|| ((self.at.0 as *mut T).wrapping_offset(bases[1]), (self.at.1 as *mut i64).wrapping_offset(bases[2])))
+    }
+
     /// Writes `items`, bits and positions, as entries `j..` of the values
     /// and positions of the slice at `bases`: where both destinations are
     /// of whole bytes, one entry after the other, by a plain loop over the
@@ -185,14 +194,10 @@ impl Out {
             // Entry j may lie past k: no address is formed from it.
             return;
         }
-        if self.whole && self.steps[1] == 1 && self.steps[2] == 1 {
-            // SAFETY: entries j.. lie one after the other in both
-            // destinations (steps of 1), the last below k (caller; items
-            // is not empty, so j < k), at their element's index times T,
-            // the dtype's width, or 8.
-            let (v, q) = unsafe {
-                ((self.at.0 as *mut T).offset(bases[1] + j as isize), (self.at.1 as *mut i64).offset(bases[2] + j as isize))
-            };
+        if let Some((v, q)) = self.runs::<T>(bases) {
+            // Entries j.. lie one after the other in both destinations,
+            // the last below k (caller; items is not empty, so j < k).
+            let (v, q) = (v.wrapping_add(j), q.wrapping_add(j));
             for (i, (bits, pos)) in items.enumerate() {
                 // SAFETY: i < items.len(), so entry j + i is below k; no
                 // other thread writes it (caller).
@@ -288,16 +293,18 @@ impl Run<'_> {
                 let at = unsafe { (p.x.memory.base as *const T).offset(bases[0]) };
                 // SAFETY: i < n, so element i lies in the slice.
                 let read = |i: usize| unsafe { at.add(i).read_unaligned() };
-                if T::BYTES == 4 && out.whole && out.steps[1] == 1 && out.steps[2] == 1 {
-                    network::sort(p.n, read, key, &mut w);
-                    // SAFETY: the slice's n elements of 4 bytes lie from
-                    // `at`; entries 0..k of its values (4 bytes, T's
-                    // width) and positions lie one after the other from
-                    // their bases, written by this thread alone, neither
-                    // in x's memory (not `copy`) nor in the other's.
-                    unsafe { network::put_in_order(&w[..p.k], at.cast(), (out.at.0 as *mut u32).offset(bases[1]), (out.at.1 as *mut i64).offset(bases[2])) };
-                } else {
-                    self.network_slice(bases, &out, &mut w, read, key);
+                match out.runs::<u32>(bases).filter(|_| T::BYTES == 4) {
+                    Some((v, q)) => {
+                        network::sort(p.n, read, key, &mut w);
+                        // SAFETY: the slice's n elements of 4 bytes lie
+                        // from `at`; entries 0..k of its values (4 bytes,
+                        // T's width) and positions lie one after the other
+                        // from v and q (runs), written by this thread
+                        // alone, neither in x's memory (not `copy`) nor in
+                        // the other's (plan).
+                        unsafe { network::put_in_order(&w[..p.k], at.cast(), v, q) };
+                    }
+                    None => self.network_slice(bases, &out, &mut w, read, key),
                 }
             } else {
                 self.network_slice(bases, &out, &mut w, strided, key);
