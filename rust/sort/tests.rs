@@ -216,7 +216,8 @@ fn at(l: &Layout, i: &[usize]) -> isize {
 
 /// One case: sorts `shape` of `d` along `axis`, keeping `k`, with the given
 /// layouts, and checks every slice against the reference, the values'
-/// bits and the positions; the destinations' untouched bytes stay so.
+/// bits and the positions; the destinations' buffers outside their views
+/// unchanged.
 #[allow(clippy::too_many_arguments)]
 fn case(d: Dtype, shape: &[usize], axis: usize, k: usize, descending: bool, flip: bool, transpose: bool, seed: &mut u64) {
     case_into(d, shape, axis, k, descending, flip, transpose, false, seed)
@@ -262,6 +263,16 @@ fn case_into(d: Dtype, shape: &[usize], axis: usize, k: usize, descending: bool,
             assert_eq!(got, *w, "{} shape {shape:?} axis {axis} k {k} desc {descending} flip {flip} at {ij:?}", d.name());
         }
     }
+    // Every element of the destinations' buffers outside their views as
+    // it was.
+    let (mut fresh_v, mut fresh_p) = (Buf::new(ksize + 8, d), Buf::new(ksize + 8, Dtype::Int64));
+    let kidx = indices(&kshape);
+    for (b, fresh, l, dt) in [(&mut vb, &mut fresh_v, &vl, d), (&mut pb, &mut fresh_p, &pl, Dtype::Int64)] {
+        let inside: std::collections::HashSet<isize> = kidx.iter().map(|i| at(l, i)).collect();
+        for e in (0..(ksize + 8) as isize).filter(|e| !inside.contains(e)) {
+            assert_eq!(get(b.memory(), dt, e), get(fresh.memory(), dt, e), "{} shape {shape:?} k {k}: element {e} outside the destination written", d.name());
+        }
+    }
 }
 
 #[test]
@@ -285,7 +296,7 @@ fn every_dtype_against_the_reference() {
 /// 2 and not, whole and their first half (top-k); and slices whose
 /// elements and destinations all lie one after the other (the network's
 /// vectors of values and positions written out, then the tail past them),
-/// from an offset, all of them, a half, one and none.
+/// from an offset, all of them, a half, one and none, on 1 and 3 threads.
 #[test]
 fn short_slices_by_the_network_and_by_radix_passes() {
     let mut seed = 6;
@@ -295,7 +306,8 @@ fn short_slices_by_the_network_and_by_radix_passes() {
             for n in [25, 64, 100, 1000, network::MOST] {
                 case(d, &[2, n], 1, n, false, false, false, &mut seed);
                 case(d, &[n, 2], 0, n / 2 + 1, true, true, true, &mut seed);
-                for k in [n, n / 2 + 1, 1, 0] {
+                for (k, threads) in [(n, 1), (n / 2 + 1, 3), (1, 1), (0, 3)] {
+                    pool::set_threads(threads).unwrap();
                     case_into(d, &[3, n], 1, k, k % 2 == 0, false, false, true, &mut seed);
                 }
             }
