@@ -85,21 +85,27 @@ struct Count {
 }
 
 /// Counts the keys of each chunk in `w`'s bins, the elements read by
-/// `read` and asked for ahead by `near` (as in [`sort`]).
-fn count<T: Word, K: Word>(n: usize, chunks: usize, read: &(impl Fn(usize) -> T + Sync), near: &(impl Fn(usize) + Sync), key: impl Fn(T) -> K + Sync, w: Window) -> Vec<Count> {
+/// `read` and asked for ahead by `near` (as in [`sort`]). Each part works
+/// on its own copies of the closures and of its sums, which the compiler
+/// then keeps in registers: through references, it reloaded them after
+/// every increment of a bin, which might have changed them.
+fn count<T: Word, K: Word>(n: usize, chunks: usize, read: impl Fn(usize) -> T + Copy + Sync, near: impl Fn(usize) + Copy + Sync, key: impl Fn(T) -> K + Copy + Sync, w: Window) -> Vec<Count> {
     let per = n.div_ceil(chunks);
     let ahead = read_ahead::<T>();
     map_parts(chunks, |c| {
-        let mut out = Count { bins: vec![0; w.mask + 1], or: 0, and: u64::MAX };
+        let (read, near, key, Window { shift, mask }) = (read, near, key, w);
+        let mut bins = vec![0u32; mask + 1];
+        let counts = &mut bins[..=mask];
+        let (mut or, mut and) = (0, u64::MAX);
         for i in chunk(c, per, n) {
             near(i + ahead);
             let k = key(read(i));
             let v = k.low(0) as u64;
-            out.or |= v;
-            out.and &= v;
-            out.bins[k.low(w.shift) & w.mask] += 1;
+            or |= v;
+            and &= v;
+            counts[k.low(shift) & mask] += 1;
         }
-        out
+        Count { bins, or, and }
     })
 }
 
@@ -199,7 +205,7 @@ fn buckets(total: &[u32], cap: usize) -> (Vec<Bucket>, Vec<u16>) {
 pub unsafe fn sort<T: Word, K: Word, A: Places<T>>(
     n: usize,
     k: usize,
-    (read, near): (impl Fn(usize) -> T + Sync, impl Fn(usize) + Sync),
+    (read, near): (impl Fn(usize) -> T + Copy + Sync, impl Fn(usize) + Copy + Sync),
     a: A,
     threads: usize,
     key: impl Fn(T) -> K + Copy + Sync,
@@ -222,7 +228,7 @@ pub unsafe fn sort<T: Word, K: Word, A: Places<T>>(
     let s = SAMPLE.min(n);
     let (so, sa) = (0..s).map(|j| key(read(j * n / s)).low(0) as u64).fold((0, u64::MAX), |(o, a), v| (o | v, a & v));
     let mut w = window(64 - (so ^ sa).leading_zeros());
-    let mut counts = count(n, chunks, &read, &near, key, w);
+    let mut counts = count(n, chunks, read, near, key, w);
     let vary = counts.iter().fold(0, |v, c| v | c.or) ^ counts.iter().fold(u64::MAX, |v, c| v & c.and);
     let first = |i: usize| It { bits: read(i), pos: i as u32 };
     if vary == 0 {
@@ -233,7 +239,7 @@ pub unsafe fn sort<T: Word, K: Word, A: Places<T>>(
     let top = 64 - vary.leading_zeros();
     if window(top).shift != w.shift {
         w = window(top);
-        counts = count(n, chunks, &read, &near, key, w);
+        counts = count(n, chunks, read, near, key, w);
     }
     let mut total = vec![0u32; w.mask + 1];
     counts.iter().for_each(|c| total.iter_mut().zip(&c.bins).for_each(|(t, c)| *t = t.wrapping_add(*c)));
@@ -253,20 +259,24 @@ pub unsafe fn sort<T: Word, K: Word, A: Places<T>>(
     let ahead = write_ahead(bks.len() * A::STREAMS, A::BYTES, caches::sizes());
     let read_ahead = read_ahead::<T>();
     pool::run_parts(chunks, |c| {
+        // Local copies, kept in registers (as in `count`).
+        let (read, near, key, a, Window { shift, mask }, ahead, read_ahead) = (read, near, key, a, w, ahead, read_ahead);
         let mut at = offsets[c].clone();
+        let of = &of[..=mask];
         for i in chunk(c, per, n) {
             near(i + read_ahead);
-            let x = first(i);
-            let b = &mut at[of[key(x.bits).low(w.shift) & w.mask] as usize];
+            let x = It { bits: read(i), pos: i as u32 };
+            let b = &mut at[of[key(x.bits).low(shift) & mask] as usize];
+            let p = *b;
             // Elements that changed since they were counted (by a writer
             // outside the call) could overrun a bucket: writes stay in a.
-            assert!(*b < n, "the elements changed while they were sorted");
-            // SAFETY: *b < n, a's count; the offsets give each chunk and
+            assert!(p < n, "the elements changed while they were sorted");
+            *b = p + 1;
+            // SAFETY: p < n, a's count; the offsets give each chunk and
             // bucket its own places, so no two threads write one while
             // the counts hold.
-            unsafe { a.write(*b, x) };
-            a.near(*b + ahead);
-            *b += 1;
+            unsafe { a.write(p, x) };
+            a.near(p + ahead);
         }
     });
     // The bits below the bins that differ among the keys, and the mask of

@@ -375,11 +375,11 @@ impl Run<'_> {
             // SAFETY: i < n, so element i lies in the slice; a holds n
             // places, which nothing else touches but put, at places whose
             // items were read; bucket::sort reads x before it puts.
-            unsafe { bucket::sort(p.n, p.k, (|i| (x as *const T).add(i).read_unaligned(), |i| prefetch((x as *const T).wrapping_add(i) as *const u8)), a, threads, key, put) };
+            unsafe { bucket::sort(p.n, p.k, (move |i| (x as *const T).add(i).read_unaligned(), move |i| prefetch((x as *const T).wrapping_add(i) as *const u8)), a, threads, key, put) };
         } else {
             let xb = Bits::new(p.x.memory, p.x.layout.dtype);
             // SAFETY: as above, element i of the slice lying in x.
-            unsafe { bucket::sort(p.n, p.k, (|i| xb.read::<T>(bases[0] + i as isize * p.steps[0]), |i| xb.prefetch(bases[0] + i as isize * p.steps[0])), a, threads, key, put) };
+            unsafe { bucket::sort(p.n, p.k, (move |i| xb.read::<T>(bases[0] + i as isize * p.steps[0]), move |i| xb.prefetch(bases[0] + i as isize * p.steps[0])), a, threads, key, put) };
         }
     }
 
