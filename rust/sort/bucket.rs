@@ -370,18 +370,31 @@ fn in_cache<T: Word>(src: Option<&[It<T>]>, x: &mut [It<T>], y: &mut [It<T>], r:
     true
 }
 
+/// The top bits [`by_top_lsd`] sorts a bucket of fewer than `2^l` items
+/// by first: `l + 3` rounded up to even, at most [`LSD`] and at most two
+/// digits of as many values as a first-level cache of `l1` bytes holds
+/// lines (9 bits for 32 or 48 KiB), of 4 bits at least.
+pub(super) fn top_bits(l: u32, l1: usize) -> u32 {
+    let digit = (l1 / 64).max(16).ilog2();
+    (l + 3).next_multiple_of(2).min(2 * digit).min(LSD)
+}
+
 /// [`in_cache`] for more items than a digit of [`WIDE`] bits has values
 /// (`l` bits count them) and more than [`LSD`] bits `r`: the items sorted
-/// by their top bits alone, `l` rounded up to even (at most [`LSD`]), by
-/// [`lsd`]'s two passes (digits of at most 8 bits for a bucket of 2^16
-/// items, whose 256 write streams the first-level cache holds, where one
-/// distribution on a digit of 16 bits missed it on every write), each run
-/// of more than [`TINY`] items sharing those bits then sorted by the bits
-/// below, and the shorter runs, of about one item, by one insertion over
-/// all. On the virtual Xeon, Rust alone, int64 10M went ~230 -> ~223 ms
-/// and 1M ~23.0 -> ~21.5 ms.
+/// by their top bits alone by [`lsd`]'s two passes, each run of more than
+/// [`TINY`] items sharing those bits then sorted by the bits below, and
+/// the shorter runs, of about one item, by one insertion over all. The top
+/// bits are [`top_bits`]: the items' count's and three more, so that about
+/// an eighth of the items share theirs with the one before, each such pair
+/// a branch of the insertion that mispredicts half the time, in digits
+/// whose write streams the first-level cache holds (where one distribution
+/// on a digit of 16 bits missed it on every write). On the virtual Xeon,
+/// Rust alone, int64 10M went ~230 -> ~223 ms and 1M ~23.0 -> ~21.5 ms
+/// with `l` bits (rounded up to even); on a Xeon of model 207, builds
+/// alternated, with three bits more, 10M ~203 -> ~192 ms and 1M ~19.5 ->
+/// ~17.5 ms.
 fn by_top_lsd<T: Word>(src: Option<&[It<T>]>, x: &mut [It<T>], y: &mut [It<T>], (l, r): (u32, u32), lk: &impl Fn(T) -> u64) -> bool {
-    let bits = (l + l % 2).min(LSD).min(r);
+    let bits = top_bits(l, caches::sizes().l1).min(r);
     let sh = r - bits;
     let top = |b: T| lk(b) >> sh;
     let in_y = lsd(src, x, y, bits, &top);

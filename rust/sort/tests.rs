@@ -650,3 +650,23 @@ fn bucket_caps_grow_with_the_slice_within_l2() {
         }
     }
 }
+
+/// The top bits a large bucket is first sorted by: three more than count
+/// its items, rounded up to even, in two digits whose values' lines the
+/// first-level cache holds, at most the two digits of the passes in cache,
+/// never none, whatever the cache reports.
+#[test]
+fn top_bits_follow_the_items_within_l1() {
+    assert_eq!(bucket::top_bits(12, 48 << 10), 16);
+    assert_eq!(bucket::top_bits(15, 48 << 10), 18);
+    assert_eq!(bucket::top_bits(16, 32 << 10), 18);
+    assert_eq!(bucket::top_bits(15, 4 << 10), 12);
+    assert_eq!(bucket::top_bits(20, 1 << 20), 22);
+    assert_eq!(bucket::top_bits(15, 0), 8);
+    for l in 12..=32 {
+        for l1 in [0, 64, 16 << 10, 32 << 10, 48 << 10, 1 << 30] {
+            let b = bucket::top_bits(l, l1);
+            assert!(b >= 8 && b <= 22 && b % 2 == 0 && (l1 < 64 << 9 || b >= (l + 1).min(18)), "l {l} l1 {l1}: {b}");
+        }
+    }
+}
