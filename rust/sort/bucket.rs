@@ -192,8 +192,9 @@ fn buckets(total: &[u32], cap: usize) -> (Vec<Bucket>, Vec<u16>) {
 
 /// Sorts the `n` elements that `read(i)` gives, stably by key, with their
 /// positions, over `threads` (`near(i)` asks the cache for element i's
-/// line, whatever i, which the reads in turn call [`READ_AHEAD`] bytes
-/// ahead), and gives `put` runs of the sorted order, each with the place
+/// line, or for nothing where an element before it lies on that line,
+/// whatever i: the reads in turn call it [`READ_AHEAD`] bytes ahead of
+/// each element), and gives `put` runs of the sorted order, each with the place
 /// of its first item, each place once (from any thread), the places below
 /// `k` alone. The distribution writes into `a`, whose item at a place is
 /// read before `put` is given a place of its bucket; `put` writes nothing

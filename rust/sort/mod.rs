@@ -241,6 +241,17 @@ impl Out {
     }
 }
 
+/// Whether element `i` of a read in turn of elements `step` bits apart is
+/// the first whose bits start on a new line of 64 bytes (from the first
+/// element's; none where every element is the first's): asking the cache
+/// for those elements' lines alone asks for each line once, where asking
+/// for every element's took a load slot each (float32 10M, Rust alone,
+/// one thread: ~100 -> ~96 ms).
+#[inline(always)]
+fn starts_line(i: usize, step: usize) -> bool {
+    step >= 512 || (i * step) % 512 < step
+}
+
 /// The sort of a plan, generic over the dtype's bits and key.
 struct Run<'a>(&'a Plan);
 
@@ -375,11 +386,12 @@ impl Run<'_> {
             // SAFETY: i < n, so element i lies in the slice; a holds n
             // places, which nothing else touches but put, at places whose
             // items were read; bucket::sort reads x before it puts.
-            unsafe { bucket::sort(p.n, p.k, (move |i| (x as *const T).add(i).read_unaligned(), move |i| prefetch((x as *const T).wrapping_add(i) as *const u8)), a, threads, key, put) };
+            unsafe { bucket::sort(p.n, p.k, (move |i| (x as *const T).add(i).read_unaligned(), move |i| if starts_line(i, 8 * T::BYTES) { prefetch((x as *const T).wrapping_add(i) as *const u8) }), a, threads, key, put) };
         } else {
             let xb = Bits::new(p.x.memory, p.x.layout.dtype);
+            let step = p.steps[0].unsigned_abs() * p.x.layout.dtype.bits();
             // SAFETY: as above, element i of the slice lying in x.
-            unsafe { bucket::sort(p.n, p.k, (move |i| xb.read::<T>(bases[0] + i as isize * p.steps[0]), move |i| xb.prefetch(bases[0] + i as isize * p.steps[0])), a, threads, key, put) };
+            unsafe { bucket::sort(p.n, p.k, (move |i| xb.read::<T>(bases[0] + i as isize * p.steps[0]), move |i| if starts_line(i, step) { xb.prefetch(bases[0] + i as isize * p.steps[0]) }), a, threads, key, put) };
         }
     }
 
