@@ -55,6 +55,9 @@ impl Bits {
     /// Asks the cache for the lines of the `n` elements from `e` on, `step`
     /// elements apart; any elements are harmless.
     pub fn prefetch_run(&self, e: isize, step: isize, n: usize) {
+        if n == 0 {
+            return;
+        }
         let bits = self.bits as isize;
         if (step * bits).abs() >= 8 * 64 {
             (0..n as isize).for_each(|i| self.prefetch(e + i * step));
