@@ -666,7 +666,7 @@ fn top_bits_follow_the_items_within_l1() {
     for l in 12..=32 {
         for l1 in [0, 64, 16 << 10, 32 << 10, 48 << 10, 1 << 30] {
             let b = bucket::top_bits(l, l1);
-            assert!(b >= 8 && b <= 22 && b % 2 == 0 && (l1 < 64 << 9 || b >= (l + 1).min(18)), "l {l} l1 {l1}: {b}");
+            assert!((8..=22).contains(&b) && b.is_multiple_of(2) && (l1 < 64 << 9 || b >= (l + 1).min(18)), "l {l} l1 {l1}: {b}");
         }
     }
 }
