@@ -241,17 +241,6 @@ impl Out {
     }
 }
 
-/// Whether element `i` of a read in turn of elements `step` bits apart is
-/// the first whose bits start on a new line of 64 bytes (from the first
-/// element's; none where every element is the first's): asking the cache
-/// for those elements' lines alone asks for each line once, where asking
-/// for every element's took a load slot each (float32 10M, Rust alone,
-/// one thread: ~100 -> ~96 ms).
-#[inline(always)]
-fn starts_line(i: usize, step: usize) -> bool {
-    step >= 512 || (i * step) % 512 < step
-}
-
 /// The sort of a plan, generic over the dtype's bits and key.
 struct Run<'a>(&'a Plan);
 
@@ -282,6 +271,8 @@ impl Run<'_> {
         let plain = p.steps[0] == 1 && !p.x.layout.dtype.is_sub_byte();
         let out = Out::of(p);
         let end = range.end;
+        // The lines of a slice's element, value and position runs.
+        let lines = (p.n * p.x.layout.dtype.bits() + p.k * (p.values.layout.dtype.bits() + 64)) / 512;
         for s in range {
             let bases = p.bases(s);
             // The next slice's lines are asked for while this one sorts:
@@ -292,7 +283,6 @@ impl Run<'_> {
             // lines or more (a short slice's all at once): the parts of
             // rows of [20000; 100] cost more than they saved.
             let next = (s + 1 < end).then(|| p.bases(s + 1));
-            let lines = (p.n * p.x.layout.dtype.bits() + p.k * (p.values.layout.dtype.bits() + 64)) / 512;
             let ask = |part: usize, parts: usize| {
                 let parts = parts.min(lines / 16).max(1);
                 if let (Some(next), true) = (next, part < parts) {
@@ -397,12 +387,12 @@ impl Run<'_> {
             // SAFETY: i < n, so element i lies in the slice; a holds n
             // places, which nothing else touches but put, at places whose
             // items were read; bucket::sort reads x before it puts.
-            unsafe { bucket::sort(p.n, p.k, (move |i| (x as *const T).add(i).read_unaligned(), move |i| if starts_line(i, 8 * T::BYTES) { prefetch((x as *const T).wrapping_add(i) as *const u8) }), a, threads, key, put) };
+            unsafe { bucket::sort(p.n, p.k, (move |i| (x as *const T).add(i).read_unaligned(), move |i| if bucket::starts_line(i, 8 * T::BYTES) { prefetch((x as *const T).wrapping_add(i) as *const u8) }), a, threads, key, put) };
         } else {
             let xb = Bits::new(p.x.memory, p.x.layout.dtype);
             let step = p.steps[0].unsigned_abs() * p.x.layout.dtype.bits();
             // SAFETY: as above, element i of the slice lying in x.
-            unsafe { bucket::sort(p.n, p.k, (move |i| xb.read::<T>(bases[0] + i as isize * p.steps[0]), move |i| if starts_line(i, step) { xb.prefetch(bases[0] + i as isize * p.steps[0]) }), a, threads, key, put) };
+            unsafe { bucket::sort(p.n, p.k, (move |i| xb.read::<T>(bases[0] + i as isize * p.steps[0]), move |i| if bucket::starts_line(i, step) { xb.prefetch(bases[0] + i as isize * p.steps[0]) }), a, threads, key, put) };
         }
     }
 
