@@ -167,6 +167,14 @@ mod x86 {
         /// comparison makes within the instruction set's registers (16 and
         /// 2 of AVX-512's 32; 8 and 2 of AVX2's 16).
         const GROUP: usize;
+        /// Whether the first runs are of two vectors (2N words) where a
+        /// slice holds as many ([`first_runs`] of 2N vectors, one sort of
+        /// 2N words across them, in place of runs of one vector merged in
+        /// pairs); only for AVX2's registers of 4 words. On AVX2, rows of
+        /// [10000; 1000] float32 so sorted in ~48 ms rather than ~51; tried
+        /// on AVX-512, its 16 vectors and the transposes' registers spilled,
+        /// ~40 ms rather than ~39 (Rust alone, one thread, Xeon model 207).
+        const PAIRED_RUNS: bool;
         /// Loads the register from `p`, which may be unaligned.
         ///
         /// # Safety
@@ -198,19 +206,12 @@ mod x86 {
         /// at their positions from `x`, `N` entries writable from `values`
         /// and from `positions`.
         unsafe fn put(w: *const u64, x: *const u32, values: *mut u32, positions: *mut i64);
-        /// Sorts the `N` vectors from `p` into runs of `N` words, one a
-        /// vector, ascending in the vectors of even index and descending
-        /// in the others: each lane's `N` words sorted across the vectors
-        /// by [`columns`], then the vectors transposed, so that each run is
-        /// a column (the words a run holds differ from those a vector held,
-        /// which no merge after minds). In place of sorting each vector by
-        /// the exchanges inside it, rows of [10000; 1000] float32 so sorted
-        /// in 73 ms rather than 79 on AVX2, 51 rather than 53 on AVX-512
-        /// (Rust alone, one thread, Xeon model 207).
+        /// Transposes the `N` registers `r`, calling `put(c, column)` with
+        /// lane c of each in turn, reversed for an odd c.
         ///
         /// # Safety
-        /// The instruction set; `N * N` words readable and writable from `p`.
-        unsafe fn first_runs(p: *mut u64);
+        /// The instruction set; `r` holds `N` registers.
+        unsafe fn transpose(r: &[Self], put: impl FnMut(usize, Self));
         /// The stages inside each of the registers `a` and `b` that
         /// merge its `N` words (a bitonic sequence each): ascending, or
         /// descending where `desc`.
@@ -220,19 +221,70 @@ mod x86 {
         unsafe fn merge_two(a: Self, b: Self, desc: bool) -> (Self, Self);
     }
 
-    /// Optimal sorting networks of 4 and 8 inputs (5 and 19 comparators):
-    /// the pairs compared, in order, the lesser kept in the first.
+    /// Optimal sorting networks of 4 and 8 inputs (5 and 19 comparators),
+    /// and Batcher's odd-even merge of two sorted runs of 4 (9): the pairs
+    /// compared, in order, the lesser kept in the first.
     const NET4: [(usize, usize); 5] = [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)];
     const NET8: [(usize, usize); 19] =
         [(0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7), (0, 1), (2, 3), (4, 5), (6, 7), (2, 4), (3, 5), (1, 4), (3, 6), (1, 2), (3, 4), (5, 6)];
+    const MERGE8: [(usize, usize); 9] = [(0, 4), (2, 6), (2, 4), (1, 5), (3, 7), (3, 5), (1, 2), (3, 4), (5, 6)];
 
-    /// Sorts each lane of the `M` registers `x` across them, ascending
-    /// from `x[0]`, by the network `net` of `M` inputs.
+    /// The network of `m` inputs, 4 or 8.
+    const fn net(m: usize) -> &'static [(usize, usize)] {
+        if m == 4 { &NET4 } else { &NET8 }
+    }
+
+    /// Sorts the `M` vectors from `p` (`M` is `N`, or 8 of AVX2's 4 words)
+    /// into runs of
+    /// `M` words, `M / N` vectors each, ascending in the runs of even
+    /// index and descending in the others: each lane's `M` words sorted
+    /// across the vectors by [`columns`], then the vectors transposed `N`
+    /// at a time, so that each run is a column (the words a run holds
+    /// differ from those a vector held, which no merge after minds). In
+    /// place of sorting each vector by the exchanges inside it, rows of
+    /// [10000; 1000] float32 so sorted in 73 ms rather than 79 on AVX2, 51
+    /// rather than 53 on AVX-512 (Rust alone, one thread, Xeon model 207);
+    /// runs of two vectors where [`Lanes::PAIRED_RUNS`] says so.
+    ///
+    /// # Safety
+    /// The instruction set; `M * N` words readable and writable from `p`.
+    #[inline(always)]
+    unsafe fn first_runs<V: Lanes, const M: usize>(p: *mut u64) {
+        // SAFETY (loads, stores): the words (caller); the instruction set
+        // (caller).
+        unsafe {
+            debug_assert!(M == V::N || M == 8 && V::N == 4, "runs of a vector, or of two of AVX2's");
+            let mut x: [V; M] = std::array::from_fn(|i| V::load(p.add(i * V::N)));
+            if M == V::N {
+                columns(&mut x, net(M));
+            } else {
+                let (lo, hi) = x.split_at_mut(V::N);
+                columns(lo, net(V::N));
+                columns(hi, net(V::N));
+                columns(&mut x, &MERGE8);
+            }
+            let runs = M / V::N;
+            // Run c's vector h: block h's column c, or for a descending
+            // run (its column reversed) the blocks taken from the last;
+            // each block stored as it is transposed, which frees its
+            // registers.
+            for (b, block) in x.chunks(V::N).enumerate() {
+                V::transpose(block, |c, column| {
+                    let h = if c % 2 == 0 { b } else { runs - 1 - b };
+                    column.store(p.add((c * runs + h) * V::N));
+                });
+            }
+        }
+    }
+
+    /// Runs the comparators `net` on each lane of the registers `x` across
+    /// them, the lesser word kept in the register of lower index: a
+    /// network of `x.len()` inputs sorts each lane ascending from `x[0]`.
     ///
     /// # Safety
     /// The registers' instruction set.
     #[inline(always)]
-    unsafe fn columns<V: Lanes, const M: usize>(x: &mut [V; M], net: &[(usize, usize)]) {
+    unsafe fn columns<V: Lanes>(x: &mut [V], net: &[(usize, usize)]) {
         for &(i, j) in net {
             // SAFETY: the instruction set (caller).
             (x[i], x[j]) = unsafe { x[i].min_max(x[j]) };
@@ -247,6 +299,7 @@ mod x86 {
         const N: usize = 8;
         const CONSTANT_DIRECTION: bool = false;
         const GROUP: usize = 4;
+        const PAIRED_RUNS: bool = false;
         #[inline(always)]
         unsafe fn load(p: *const u64) -> Z {
             // SAFETY: AVX-512 F and the words (caller).
@@ -285,14 +338,12 @@ mod x86 {
             }
         }
         #[inline(always)]
-        unsafe fn first_runs(p: *mut u64) {
-            // SAFETY: AVX-512 F and the words (caller).
+        unsafe fn transpose(regs: &[Z], mut put: impl FnMut(usize, Z)) {
+            // SAFETY: AVX-512 F (caller).
             unsafe {
                 // Lanes of two registers, 0-7 the first's, 8-15 the second's.
                 let pick = |lanes: [i64; 8]| _mm512_loadu_si512(lanes.as_ptr().cast());
-                let mut x: [Z; 8] = std::array::from_fn(|i| Z::load(p.add(8 * i)));
-                columns(&mut x, &NET8);
-                let r = x.map(|z| z.0);
+                let r: [__m512d; 8] = std::array::from_fn(|i| regs[i].0);
                 // Pairs of rows: lanes 0, 2, 4, 6 of each, then 1, 3, 5, 7.
                 let lo: [__m512d; 4] = std::array::from_fn(|q| _mm512_unpacklo_pd(r[2 * q], r[2 * q + 1]));
                 let hi: [__m512d; 4] = std::array::from_fn(|q| _mm512_unpackhi_pd(r[2 * q], r[2 * q + 1]));
@@ -309,7 +360,7 @@ mod x86 {
                 // pair, reversed for an odd c.
                 let (low, high) = (pick([0, 1, 2, 3, 8, 9, 10, 11]), pick([4, 5, 6, 7, 12, 13, 14, 15]));
                 let (low_rev, high_rev) = (pick([11, 10, 9, 8, 3, 2, 1, 0]), pick([15, 14, 13, 12, 7, 6, 5, 4]));
-                let cols = [
+                let cols: [__m512d; 8] = [
                     _mm512_permutex2var_pd(u0, low, v0),
                     _mm512_permutex2var_pd(u1, low_rev, v1),
                     _mm512_permutex2var_pd(u2, low, v2),
@@ -319,8 +370,8 @@ mod x86 {
                     _mm512_permutex2var_pd(u2, high, v2),
                     _mm512_permutex2var_pd(u3, high_rev, v3),
                 ];
-                for (i, c) in cols.into_iter().enumerate() {
-                    Z(c).store(p.add(8 * i));
+                for (c, column) in cols.into_iter().enumerate() {
+                    put(c, Z(column));
                 }
             }
         }
@@ -370,6 +421,7 @@ mod x86 {
         const N: usize = 4;
         const CONSTANT_DIRECTION: bool = true;
         const GROUP: usize = 3;
+        const PAIRED_RUNS: bool = true;
         #[inline(always)]
         unsafe fn load(p: *const u64) -> Y {
             // SAFETY: AVX and the words (caller).
@@ -411,12 +463,10 @@ mod x86 {
             }
         }
         #[inline(always)]
-        unsafe fn first_runs(p: *mut u64) {
-            // SAFETY: AVX2 and the words (caller).
+        unsafe fn transpose(regs: &[Y], mut put: impl FnMut(usize, Y)) {
+            // SAFETY: AVX2 (caller).
             unsafe {
-                let mut x: [Y; 4] = std::array::from_fn(|i| Y::load(p.add(4 * i)));
-                columns(&mut x, &NET4);
-                let r = x.map(|y| y.0);
+                let r: [__m256d; 4] = std::array::from_fn(|i| regs[i].0);
                 // Lanes 0 and 2 of rows 0, 1 (t0) and 2, 3 (t2); 1 and 3 (t1, t3).
                 let (t0, t1) = (_mm256_unpacklo_pd(r[0], r[1]), _mm256_unpackhi_pd(r[0], r[1]));
                 let (t2, t3) = (_mm256_unpacklo_pd(r[2], r[3]), _mm256_unpackhi_pd(r[2], r[3]));
@@ -427,8 +477,8 @@ mod x86 {
                     _mm256_permute2f128_pd::<0x31>(t0, t2),
                     _mm256_permute4x64_pd::<0x1B>(_mm256_permute2f128_pd::<0x31>(t1, t3)),
                 ];
-                for (i, c) in cols.into_iter().enumerate() {
-                    Y(c).store(p.add(4 * i));
+                for (c, column) in cols.into_iter().enumerate() {
+                    put(c, Y(column));
                 }
             }
         }
@@ -550,17 +600,33 @@ mod x86 {
         }
         let p = v.as_mut_ptr();
         const { assert!(V::N == 4 || V::N == 8, "registers of 4 or 8 words") };
-        // Runs of a vector each, descending in the vectors of odd index:
-        // from N vectors at a time where there are as many, else within
-        // each vector, a block of k lanes descending where the lanes'
-        // index in v has bit k set. (The merges written out, which a loop
-        // over k would not be.)
-        if nv >= V::N {
-            for g in (0..nv).step_by(V::N) {
-                // SAFETY: vectors g..g + N lie in v (nv, a power of 2 of
-                // at least N, is a multiple of N); the instruction set
+        const { assert!(!V::PAIRED_RUNS || V::N == 4, "first runs of two registers of 4 words") };
+        // Runs of two vectors each from 2N vectors at a time where
+        // PAIRED_RUNS and there are as many; else runs of a vector each,
+        // descending in the vectors of odd index: from N vectors at a time
+        // where there are as many, else within each vector, a block of k
+        // lanes descending where the lanes' index in v has bit k set. (The
+        // merges written out, which a loop over k would not be.)
+        let mut k = 2 * V::N;
+        if V::PAIRED_RUNS && nv >= 2 * V::N {
+            for g in (0..nv).step_by(2 * V::N) {
+                // SAFETY: vectors g..g + 2N lie in v (nv, a power of 2 of
+                // at least 2N, is a multiple of 2N); the instruction set
                 // (caller).
-                unsafe { V::first_runs(p.add(g * V::N)) };
+                unsafe { first_runs::<V, 8>(p.add(g * V::N)) };
+            }
+            // The merges of runs of 2N words are done.
+            between(0, parts);
+            k *= 2;
+        } else if nv >= V::N {
+            for g in (0..nv).step_by(V::N) {
+                // SAFETY: as above, vectors g..g + N.
+                unsafe {
+                    match V::N {
+                        4 => first_runs::<V, 4>(p.add(g * V::N)),
+                        _ => first_runs::<V, 8>(p.add(g * V::N)),
+                    }
+                }
             }
         } else {
             for a in 0..nv {
@@ -576,7 +642,6 @@ mod x86 {
                 }
             }
         }
-        let mut k = 2 * V::N;
         while k <= n {
             between((k / (2 * V::N)).trailing_zeros() as usize, parts);
             // The stages comparing vectors k / 2N to 1 apart, from the
@@ -684,5 +749,41 @@ mod x86 {
     pub unsafe fn bitonic_avx2(v: &mut [u64], between: &mut dyn FnMut(usize, usize)) {
         // SAFETY: as the caller says.
         unsafe { bitonic::<Y>(v, between) }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// The comparators of `net` on `v`, indices from `at`.
+        fn apply(v: &mut [u8], net: &[(usize, usize)], at: usize) {
+            for &(i, j) in net {
+                if v[at + i] > v[at + j] {
+                    v.swap(at + i, at + j);
+                }
+            }
+        }
+
+        /// Each network, and each merge after its halves' network, sorts
+        /// every input of zeros and ones, so every input (the 0-1
+        /// principle).
+        #[test]
+        fn networks_sort_every_input_of_zeros_and_ones() {
+            type Steps = &'static [(&'static [(usize, usize)], usize)];
+            let cases: [(usize, Steps); 3] = [
+                (4, &[(&NET4, 0)]),
+                (8, &[(&NET8, 0)]),
+                (8, &[(&NET4, 0), (&NET4, 4), (&MERGE8, 0)]),
+            ];
+            for (m, steps) in cases {
+                for bits in 0u32..1 << m {
+                    let mut v: Vec<u8> = (0..m).map(|i| (bits >> i & 1) as u8).collect();
+                    let mut sorted = v.clone();
+                    sorted.sort();
+                    steps.iter().for_each(|&(net, at)| apply(&mut v, net, at));
+                    assert_eq!(v, sorted, "{m} inputs, {} steps, input {bits:b}", steps.len());
+                }
+            }
+        }
     }
 }

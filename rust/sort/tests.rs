@@ -712,22 +712,27 @@ fn buckets_read_through_strides() {
 }
 
 /// The network's `between` is called for each part in turn, once each,
-/// whatever the slice's length (where the network runs), and the words
-/// are those of `network::sort`.
+/// whatever the slice's length (where the network runs) and on either
+/// instruction set (AVX2's first runs are of two vectors, AVX-512's of
+/// one), and the words are those of `network::sort`.
 #[test]
 fn network_calls_between_for_each_part() {
     let mut seed = 10;
-    for n in [1, 7, 8, 9, 16, 33, 100, 1000, 2048] {
-        if !network::fits::<u32>(n) {
-            continue;
+    for baseline in [false, true] {
+        crate::core::isa::baseline_here(baseline);
+        for n in [1, 7, 8, 9, 16, 33, 100, 1000, 2048] {
+            if !network::fits::<u32>(n) {
+                continue;
+            }
+            let x: Vec<u32> = (0..n).map(|_| splitmix(&mut seed) as u32).collect();
+            let (mut w, mut w2) = (vec![0u64; network::words(n)], vec![0u64; network::words(n)]);
+            let mut calls = vec![];
+            network::sort_between(n, |i| x[i], |b: u32| b, &mut w, |part, parts| calls.push((part, parts)));
+            network::sort(n, |i| x[i], |b: u32| b, &mut w2);
+            let parts = calls.first().map_or(0, |c| c.1);
+            assert!(parts >= 1 && calls == (0..parts).map(|p| (p, parts)).collect::<Vec<_>>(), "n {n}, baseline {baseline}: {calls:?}");
+            assert_eq!(w, w2, "n {n}, baseline {baseline}");
         }
-        let x: Vec<u32> = (0..n).map(|_| splitmix(&mut seed) as u32).collect();
-        let (mut w, mut w2) = (vec![0u64; network::words(n)], vec![0u64; network::words(n)]);
-        let mut calls = vec![];
-        network::sort_between(n, |i| x[i], |b: u32| b, &mut w, |part, parts| calls.push((part, parts)));
-        network::sort(n, |i| x[i], |b: u32| b, &mut w2);
-        let parts = calls.first().map_or(0, |c| c.1);
-        assert!(parts >= 1 && calls == (0..parts).map(|p| (p, parts)).collect::<Vec<_>>(), "n {n}: {calls:?}");
-        assert_eq!(w, w2, "n {n}");
     }
+    crate::core::isa::baseline_here(false);
 }
