@@ -535,7 +535,8 @@ mod x86 {
     /// by the stages of the network that compare vectors `M / 2` to 1
     /// places apart among them (`q M / 2` to `q` vectors apart in `v`),
     /// descending where `DESC` or `desc`; where `last`, then the stages
-    /// inside each vector (see [`Lanes::CONSTANT_DIRECTION`]).
+    /// inside each vector, two vectors at a time ([`Lanes::merge_two`];
+    /// see also [`Lanes::CONSTANT_DIRECTION`]).
     ///
     /// # Safety
     /// The register's instruction set; the vectors `base + i q`, `i < M`,
