@@ -235,16 +235,16 @@ mod x86 {
     }
 
     /// Sorts the `M` vectors from `p` (`M` is `N`, or 8 of AVX2's 4 words)
-    /// into runs of
-    /// `M` words, `M / N` vectors each, ascending in the runs of even
-    /// index and descending in the others: each lane's `M` words sorted
-    /// across the vectors by [`columns`], then the vectors transposed `N`
-    /// at a time, so that each run is a column (the words a run holds
-    /// differ from those a vector held, which no merge after minds). In
-    /// place of sorting each vector by the exchanges inside it, rows of
-    /// [10000; 1000] float32 so sorted in 73 ms rather than 79 on AVX2, 51
-    /// rather than 53 on AVX-512 (Rust alone, one thread, Xeon model 207);
-    /// runs of two vectors where [`Lanes::PAIRED_RUNS`] says so.
+    /// into runs of `M` words, `M / N` vectors each, ascending in the runs
+    /// of even index and descending in the others: each lane's `M` words
+    /// sorted across the vectors by [`columns`], then the vectors
+    /// transposed `N` at a time, so that each run is a column (the words a
+    /// run holds differ from those a vector held, which no merge after
+    /// minds). In place of sorting each vector by the exchanges inside it,
+    /// rows of [10000; 1000] float32 so sorted in 73 ms rather than 79 on
+    /// AVX2, 51 rather than 53 on AVX-512 (Rust alone, one thread, Xeon
+    /// model 207); runs of two vectors where [`Lanes::PAIRED_RUNS`] says
+    /// so.
     ///
     /// # Safety
     /// The instruction set; `M * N` words readable and writable from `p`.
@@ -485,8 +485,8 @@ mod x86 {
         /// Two registers at a time, as AVX-512's: two stages of two
         /// shuffles, a minimum and a maximum (the lesser kept first, or the
         /// greater where `desc`, a constant here), then four shuffles that
-        /// put the words back in order; 12 instructions where each register
-        /// alone took 16: rows of [10000; 1000] float32 so sorted in ~52 ms
+        /// put the words back in order; 12 instructions for the pair where
+        /// each register alone took 8: rows of [10000; 1000] float32 so sorted in ~52 ms
         /// rather than ~54.3 (Rust alone, one thread, Xeon model 207).
         #[inline(always)]
         unsafe fn merge_two(a: Y, b: Y, desc: bool) -> (Y, Y) {
@@ -583,7 +583,8 @@ mod x86 {
     ///
     /// `between(part, parts)` is called for each part in turn: once before
     /// the merges of runs of each length from 2N (N a register's words)
-    /// on, or once at the start where there are none. It comes as `&mut
+    /// on (part 0 after the first runs where those are of 2N words), or
+    /// once at the start where there are none. It comes as `&mut
     /// dyn`: a closure's type as a parameter of the `#[target_feature]`
     /// functions below left the registers' methods uninlined there (rows
     /// of [10000; 1000] float32 25 times slower).
