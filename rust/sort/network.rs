@@ -76,14 +76,15 @@ pub fn sort_between<T: Word, K: Word>(n: usize, read: impl Fn(usize) -> T, key: 
     assert!(fits::<K>(n) && w.len() == words(n), "the network sorts short slices on x86-64");
     #[cfg(target_arch = "x86_64")]
     {
-        if crate::core::isa::avx512() {
+        let wide = crate::core::isa::avx512();
+        if wide {
             // SAFETY: the host has AVX-512 F, BW, DQ and VL (avx512).
             unsafe { x86::pack_avx512(&mut w[..n], &read, &key) };
         } else {
             pack(&mut w[..n], &read, &key);
         }
         w[n..].fill(PAD);
-        if crate::core::isa::avx512() {
+        if wide {
             // SAFETY: the host has AVX-512 F (avx512); w's length is a
             // power of 2 of at least 8.
             unsafe { x86::bitonic_avx512(w, &mut between) };
