@@ -487,8 +487,9 @@ mod x86 {
         /// shuffles, a minimum and a maximum (the lesser kept first, or the
         /// greater where `desc`, a constant here), then four shuffles that
         /// put the words back in order; 12 instructions for the pair where
-        /// each register alone took 8: rows of [10000; 1000] float32 so sorted in ~52 ms
-        /// rather than ~54.3 (Rust alone, one thread, Xeon model 207).
+        /// the two alone took 16 (8 each): rows of [10000; 1000] float32 so
+        /// sorted in ~52 ms rather than ~54.3 (Rust alone, one thread, Xeon
+        /// model 207).
         #[inline(always)]
         unsafe fn merge_two(a: Y, b: Y, desc: bool) -> (Y, Y) {
             // SAFETY: AVX2 (caller).
