@@ -179,12 +179,23 @@ impl Plan {
             Some(r) if direct.is_none() => Keys::with_room(w, r),
             _ => Keys::new(w, direct.is_none()),
         };
-        let mut table: Vec<u32> = direct.map_or(Vec::new(), |d| vec![0; d.values]);
         let (rows, ids) = (Words::of(&self.keys), Words::of(&self.ids));
+        // Keys in rows side by side and ids one after the other, the
+        // common layout, take a compilation of their own.
+        match (rows.packed(&self.keys, w), ids.packed(&self.ids, Fixed::<1>)) {
+            (Some(rows), Some(ids)) => self.number_in(w, range, direct, &mut keys, rows, ids),
+            _ => self.number_in(w, range, direct, &mut keys, rows, ids),
+        }
+        keys
+    }
+
+    /// [`Plan::number_block`] into `keys`, of the keys' and the ids' views
+    /// `rows` and `ids`.
+    fn number_in<W: Width, R: Steps, I: Steps>(&self, w: W, range: std::ops::Range<usize>, direct: Option<&Direct>, keys: &mut Keys<W>, rows: Words<R>, ids: Words<I>) {
         let Some(d) = direct else {
-            self.hash_block(w, range, Hot::new(&mut keys));
-            return keys;
+            return self.hash_block(w, range, Hot::new(keys), rows, ids);
         };
+        let mut table: Vec<u32> = vec![0; d.values];
         let mut prev = 0;
         for i in range.clone() {
             // SAFETY: i < n and j < w.
@@ -209,15 +220,14 @@ impl Plan {
             unsafe { ids.set(i, id) };
             prev = id;
         }
-        keys
     }
 
-    /// [`Plan::number_block`] by hash, through `hot`: hashes rows AHEAD at
+    /// [`Plan::number_block`] by hash, through `hot`, of the keys' and the
+    /// ids' views `rows` and `ids`: hashes rows AHEAD at
     /// a time and prefetches their slots first, so that a long table's
     /// misses overlap; a row's words are compared with the previous row's
     /// only where their hashes are equal.
-    fn hash_block<W: Width>(&self, w: W, range: std::ops::Range<usize>, mut hot: Hot<W>) {
-        let (rows, ids) = (Words::of(&self.keys), Words::of(&self.ids));
+    fn hash_block<W: Width, R: Steps, I: Steps>(&self, w: W, range: std::ops::Range<usize>, mut hot: Hot<W>, rows: Words<R>, ids: Words<I>) {
         // SAFETY: a < n and j < w.
         let hash = |a: usize| self.secrets.hash((0..w.get()).map(|j| unsafe { rows.get(a, j) }));
         // The previous row's number and hash; no row's hash before the
@@ -540,26 +550,67 @@ struct Direct {
     values: usize,
 }
 
-/// A checked view of 64-bit elements of at most two axes, read and
-/// written in place: its first element's address and its steps, in
-/// elements, along its axes (0 past its rank).
+/// How a [`Words`] view steps between its elements: the offset, in
+/// elements, of element (i, j) from its first.
+trait Steps: Copy {
+    /// The offset of element (i, j).
+    fn offset(self, i: usize, j: usize) -> isize;
+}
+
+/// Steps of any layout, in elements along each of two axes (0 past the
+/// view's rank).
 #[derive(Clone, Copy)]
-struct Words {
+struct Strided([isize; 2]);
+
+impl Steps for Strided {
+    #[inline(always)]
+    fn offset(self, i: usize, j: usize) -> isize {
+        i as isize * self.0[0] + j as isize * self.0[1]
+    }
+}
+
+/// Rows of `W` words side by side, each row's words next to each other:
+/// the layout of most calls, whose offsets need no multiply by a step
+/// read from memory.
+#[derive(Clone, Copy)]
+struct Packed<W>(W);
+
+impl<W: Width> Steps for Packed<W> {
+    #[inline(always)]
+    fn offset(self, i: usize, j: usize) -> isize {
+        (i * self.0.get() + j) as isize
+    }
+}
+
+/// A checked view of 64-bit elements of at most two axes, read and
+/// written in place: its first element's address and its steps.
+#[derive(Clone, Copy)]
+struct Words<S = Strided> {
     at: usize,
-    steps: [isize; 2],
+    steps: S,
 }
 
 impl Words {
     fn of(v: &View) -> Words {
         let l = &v.layout;
         let step = |a: usize| l.strides.get(a).copied().unwrap_or(0);
-        Words { at: v.memory.base as usize + 8 * l.offset, steps: [step(0), step(1)] }
+        Words { at: v.memory.base as usize + 8 * l.offset, steps: Strided([step(0), step(1)]) }
     }
 
+    /// The same view as rows of `w` words side by side, where it is one
+    /// (any step along an axis of one index is taken as it).
+    fn packed<W: Width>(self, v: &View, w: W) -> Option<Words<Packed<W>>> {
+        let shape = &v.layout.shape;
+        let fits = |a: usize, step: isize| shape.get(a).is_none_or(|&e| e <= 1) || self.steps.0[a] == step;
+        (fits(0, w.get() as isize) && fits(1, 1)).then_some(Words { at: self.at, steps: Packed(w) })
+    }
+}
+
+impl<S: Steps> Words<S> {
     /// The address of element (i, j).
     #[inline(always)]
     fn place(self, i: usize, j: usize) -> *mut u64 {
-        (self.at as *mut u64).wrapping_offset(i as isize * self.steps[0] + j as isize * self.steps[1])
+        (self.at as *mut u64).wrapping_offset(self.steps.offset(i, j))
     }
 
     /// Element (i, j): (0, 0) of a 0-d view, (i, 0) of a 1-d one.

@@ -55,8 +55,10 @@ fn case(rows: &[Vec<u64>], w: usize, m: usize, transpose: bool, flip: bool, seed
     }
     let (mut ib, mut fb, mut cb, mut nb) = (buf(2 * n), buf(m), buf(m), buf(1));
     let keys = View::new(kl, mem(&mut kb)).unwrap();
-    // ids every other word, backwards.
-    let il = Layout { dtype: Dtype::Int64, shape: vec![n], strides: vec![-2], offset: 2 * n.max(1) - 2 };
+    // ids one after the other beside keys in rows side by side (the layout
+    // that takes its own compilation), else every other word, backwards.
+    let (is, io) = if transpose { (-2isize, 2 * n.max(1) - 2) } else { (1, 0) };
+    let il = Layout { dtype: Dtype::Int64, shape: vec![n], strides: vec![is], offset: io };
     let ids = View::new(il, mem(&mut ib)).unwrap();
     let first = View::new(Layout::contiguous(Dtype::Int64, &[m]), mem(&mut fb)).unwrap();
     let counts = View::new(Layout::contiguous(Dtype::Int64, &[m]), mem(&mut cb)).unwrap();
@@ -65,13 +67,17 @@ fn case(rows: &[Vec<u64>], w: usize, m: usize, transpose: bool, flip: bool, seed
     plan(ids, first, counts, count, keys).unwrap().with_seed(seed).run().unwrap();
     let (want_ids, want_first, want_counts) = reference(rows);
     let k = want_first.len();
-    let got_ids: Vec<u64> = (0..n).map(|i| ib[2 * n - 2 - 2 * i]).collect();
+    let got_ids: Vec<u64> = (0..n).map(|i| ib[(io as isize + i as isize * is) as usize]).collect();
+    // No word of ib but the ids' is written.
+    let mut theirs = vec![false; ib.len()];
+    (0..n).for_each(|i| theirs[(io as isize + i as isize * is) as usize] = true);
+    assert!(ib.iter().zip(&theirs).all(|(&x, &t)| t || x == buf(1)[0]), "a write outside the ids");
     assert_eq!(got_ids, want_ids, "ids, n {n} w {w}");
     let pad = |v: Vec<u64>, fill: u64| (0..m).map(|g| v.get(g).copied().unwrap_or(fill)).collect::<Vec<_>>();
     assert_eq!(fb[..m], pad(want_first, n as u64)[..], "first");
     assert_eq!(cb[..m], pad(want_counts, 0)[..], "counts");
     assert_eq!(nb, [k as u64], "count");
-    [ib, fb, cb, nb].concat()
+    [got_ids, fb, cb, nb].concat()
 }
 
 /// Checks rows under two seeds and 1 and 3 threads, the bits all equal.
