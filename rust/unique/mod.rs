@@ -179,12 +179,11 @@ impl Plan {
             Some(r) if direct.is_none() => Keys::with_room(w, r),
             _ => Keys::new(w, direct.is_none()),
         };
-        let (rows, ids) = (Words::of(&self.keys), Words::of(&self.ids));
         // Keys in rows side by side and ids one after the other, the
         // common layout, take a compilation of their own.
-        match (rows.packed(&self.keys, w), ids.packed(&self.ids, Fixed::<1>)) {
+        match (Words::packed(&self.keys, w), Words::packed(&self.ids, Fixed::<1>)) {
             (Some(rows), Some(ids)) => self.number_in(w, range, direct, &mut keys, rows, ids),
-            _ => self.number_in(w, range, direct, &mut keys, rows, ids),
+            _ => self.number_in(w, range, direct, &mut keys, Words::of(&self.keys), Words::of(&self.ids)),
         }
         keys
     }
@@ -597,12 +596,12 @@ impl Words {
         Words { at: v.memory.base as usize + 8 * l.offset, steps: Strided([step(0), step(1)]) }
     }
 
-    /// The same view as rows of `w` words side by side, where it is one
-    /// (any step along an axis of one index is taken as it).
-    fn packed<W: Width>(self, v: &View, w: W) -> Option<Words<Packed<W>>> {
-        let shape = &v.layout.shape;
-        let fits = |a: usize, step: isize| shape.get(a).is_none_or(|&e| e <= 1) || self.steps.0[a] == step;
-        (fits(0, w.get() as isize) && fits(1, 1)).then_some(Words { at: self.at, steps: Packed(w) })
+    /// The view `v`, of rows of `w` words (its last extent, or 1 for a
+    /// 1-d view), stepped as rows side by side where its elements lie one
+    /// after the other in C order.
+    fn packed<W: Width>(v: &View, w: W) -> Option<Words<Packed<W>>> {
+        let l = &v.layout;
+        crate::moves::walk::dense(&l.shape, &l.strides).then(|| Words { at: Words::of(v).at, steps: Packed(w) })
     }
 }
 

@@ -67,11 +67,12 @@ fn case(rows: &[Vec<u64>], w: usize, m: usize, transpose: bool, flip: bool, seed
     plan(ids, first, counts, count, keys).unwrap().with_seed(seed).run().unwrap();
     let (want_ids, want_first, want_counts) = reference(rows);
     let k = want_first.len();
-    let got_ids: Vec<u64> = (0..n).map(|i| ib[(io as isize + i as isize * is) as usize]).collect();
+    let at = |i: usize| (io as isize + i as isize * is) as usize;
+    let got_ids: Vec<u64> = (0..n).map(|i| ib[at(i)]).collect();
     // No word of ib but the ids' is written.
-    let mut theirs = vec![false; ib.len()];
-    (0..n).for_each(|i| theirs[(io as isize + i as isize * is) as usize] = true);
-    assert!(ib.iter().zip(&theirs).all(|(&x, &t)| t || x == buf(1)[0]), "a write outside the ids");
+    let (mut theirs, fill) = (vec![false; ib.len()], buf(1)[0]);
+    (0..n).for_each(|i| theirs[at(i)] = true);
+    assert!(ib.iter().zip(&theirs).all(|(&x, &t)| t || x == fill), "a write outside the ids");
     assert_eq!(got_ids, want_ids, "ids, n {n} w {w}");
     let pad = |v: Vec<u64>, fill: u64| (0..m).map(|g| v.get(g).copied().unwrap_or(fill)).collect::<Vec<_>>();
     assert_eq!(fb[..m], pad(want_first, n as u64)[..], "first");
