@@ -137,6 +137,7 @@ external set32 : bytes_ba -> int -> int32 -> unit = "%caml_bigstring_set32"
 external set64 : bytes_ba -> int -> int64 -> unit = "%caml_bigstring_set64"
 
 external l2_bytes : unit -> int = "nx_cpu_l2_bytes"
+external small_blocks_bytes : unit -> int = "nx_cpu_small_blocks_bytes"
 external set_minor_pile : int -> unit = "nx_cpu_set_minor_pile"
 
 (* The GC's pace for arrays' memory, set once, before the first buffer,
@@ -147,18 +148,25 @@ external set_minor_pile : int -> unit = "nx_cpu_set_minor_pile"
    316x316 [Nx.add] spent 60% of its time marking and sweeping). Ten times
    the heap lets a loop's dead results pile up a little longer and be freed
    together. Buffers up to the GC's custom_minor_max_size (70 000 bytes by
-   default; here half the second-level cache, half the minor heap at most)
-   lie in the minor heap and die with a minor collection. The GC runs one
-   once they reach the minor heap's size (2 MiB), just after the buffer
-   that passes it, which moves to the major heap, live then: a loop of
-   small results cycled through 2 MiB of buffers, and one of 316x316
-   results through a dozen, each written cold. So [nx_cpu_alloc] runs the
-   collection itself, before the buffer that would take those in the minor
-   heap past a fifth of the second-level cache (half the minor heap at
-   most): the dead are freed first and the next buffer takes back memory
-   still in that cache ([Nx.add] of 316x316 float32 ~22 -> ~11 us, of
-   32x32 ~570 -> ~490 ns, where that cache is 2 MiB). See the README,
-   "Memory of freed arrays". *)
+   default) lie in the minor heap and die with a minor collection, larger
+   ones in the major heap until a major cycle. The GC runs a minor
+   collection once the young ones reach custom_minor_ratio percent of the
+   minor heap's size (2 MiB), just after the buffer that passes it, which
+   moves to the major heap, live then: a loop of small results cycled
+   through 2 MiB of buffers, and one of 316x316 results through a dozen,
+   each written cold. So [nx_cpu_alloc] runs the collection itself, before
+   the buffer that would take those in the minor heap past a fifth of the
+   second-level cache (half the minor heap at most): the dead are freed
+   first and the next buffer takes back memory still in the caches
+   ([Nx.add] of 316x316 float32 ~22 -> ~11 us, of 32x32 ~570 -> ~490 ns,
+   where that cache is 2 MiB). custom_minor_max_size is raised to the
+   buffers of [small_blocks_bytes] (those of the library's size classes,
+   below 4 MiB), and the ratio so that one of them alone stays within it.
+   Bounded by half the second-level cache, a 512 KiB one left 316x316
+   results (400 KB) in the major heap: [Nx.add] took ~40 us against ~20
+   for [Nx_cpu.map] into the same array, and ~220 us against ~100 for
+   724x724 (2 MiB). See the README, "Memory of
+   freed arrays". *)
 let () =
   let sets p v =
     match Sys.getenv_opt v with
@@ -170,8 +178,13 @@ let () =
   let minor_bytes = gc.minor_heap_size * (Sys.word_size / 8) in
   let gc = if sets "M=" then gc else { gc with custom_major_ratio = Stdlib.max 1000 gc.custom_major_ratio } in
   let pile = Stdlib.min (l2_bytes () / 5) (minor_bytes / 2) in
-  let minor_max = Stdlib.max gc.custom_minor_max_size (Stdlib.min (l2_bytes () / 2) (minor_bytes / 2)) in
-  let gc = if sets "n=" then gc else { gc with custom_minor_max_size = minor_max } in
+  let young = small_blocks_bytes () in
+  let gc = if sets "n=" then gc else { gc with custom_minor_max_size = Stdlib.max gc.custom_minor_max_size young } in
+  (* Percents of the minor heap that hold the largest young buffer, a
+     percent counted as the runtime counts it (a hundredth, rounded down). *)
+  let percent = minor_bytes / 100 in
+  let ratio = (gc.custom_minor_max_size + percent - 1) / percent in
+  let gc = if sets "m=" then gc else { gc with custom_minor_ratio = Stdlib.max gc.custom_minor_ratio ratio } in
   Gc.set gc;
   set_minor_pile (if sets "m=" then 0 else pile)
 
