@@ -137,7 +137,7 @@ external set32 : bytes_ba -> int -> int32 -> unit = "%caml_bigstring_set32"
 external set64 : bytes_ba -> int -> int64 -> unit = "%caml_bigstring_set64"
 
 external l2_bytes : unit -> int = "nx_cpu_l2_bytes"
-external small_blocks_bytes : unit -> int = "nx_cpu_small_blocks_bytes"
+external young_bytes : unit -> int = "nx_cpu_young_bytes"
 external set_minor_pile : int -> unit = "nx_cpu_set_minor_pile"
 
 (* The GC's pace for arrays' memory, set once, before the first buffer,
@@ -160,13 +160,13 @@ external set_minor_pile : int -> unit = "nx_cpu_set_minor_pile"
    first and the next buffer takes back memory still in the caches
    ([Nx.add] of 316x316 float32 ~22 -> ~11 us, of 32x32 ~570 -> ~490 ns,
    where that cache is 2 MiB). custom_minor_max_size is raised to the
-   buffers of [small_blocks_bytes] (those of the library's size classes,
-   below 4 MiB), and the ratio so that one of them alone stays within it.
-   Bounded by half the second-level cache, a 512 KiB one left 316x316
-   results (400 KB) in the major heap: [Nx.add] took ~40 us against ~20
-   for [Nx_cpu.map] into the same array, and ~220 us against ~100 for
-   724x724 (2 MiB). See the README, "Memory of
-   freed arrays". *)
+   buffers of [young_bytes] (below 32 MiB: those whose blocks the next
+   buffer of their size takes back at once), and the ratio so that one of
+   them alone stays within it. Bounded by half the second-level cache, a
+   512 KiB one left 316x316 results (400 KB) in the major heap: [Nx.add]
+   took ~40 us against ~20 for [Nx_cpu.map] into the same array, ~220 us
+   against ~100 for 724x724 (2 MiB), and at 4 MiB ~1050 against ~700 for
+   1448x1448 (8 MiB). See the README, "Memory of freed arrays". *)
 let () =
   let sets p v =
     match Sys.getenv_opt v with
@@ -178,7 +178,7 @@ let () =
   let minor_bytes = gc.minor_heap_size * (Sys.word_size / 8) in
   let gc = if sets "M=" then gc else { gc with custom_major_ratio = Stdlib.max 1000 gc.custom_major_ratio } in
   let pile = Stdlib.min (l2_bytes () / 5) (minor_bytes / 2) in
-  let young = small_blocks_bytes () in
+  let young = young_bytes () in
   let gc = if sets "n=" then gc else { gc with custom_minor_max_size = Stdlib.max gc.custom_minor_max_size young } in
   (* Percents of the minor heap that hold the largest young buffer, a
      percent counted as the runtime counts it (a hundredth, rounded down). *)

@@ -149,16 +149,17 @@ let created_arrays () =
   Gc.full_major ()
 
 external l2_bytes : unit -> int = "nx_cpu_l2_bytes"
-external small_blocks_bytes : unit -> int = "nx_cpu_small_blocks_bytes"
+external young_bytes : unit -> int = "nx_cpu_young_bytes"
 
 (* Nx_array's GC pace ("Memory of freed arrays" in the README), where the
    environment leaves it: dead arrays up to ten times the heap before a
-   major cycle; arrays below 4 MiB counted whole in the minor heap, whose
+   major cycle; arrays below 32 MiB counted whole in the minor heap, whose
    budget holds the largest alone; and a minor collection before an array
    that would take those made since the last past a fifth of the
    second-level cache (half the minor heap at most), so that arrays of a
-   little more than half that pile, and arrays of nearly 4 MiB, made and
-   dropped in turn, each find the one before collected, never promoted. *)
+   little more than half that pile, of 3 MiB and of nearly 32 MiB, made
+   and dropped in turn, each find the one before collected, never
+   promoted. *)
 let gc_pace () =
   let sets p =
     List.exists
@@ -171,9 +172,9 @@ let gc_pace () =
   ignore (zeros Dtype.Float32 [| 4 |]);
   let gc = Gc.get () in
   let minor_bytes = gc.minor_heap_size * (Sys.word_size / 8) in
-  let young = small_blocks_bytes () in
+  let young = young_bytes () in
   if not (sets "M=") then Alcotest.(check bool) "custom_major_ratio >= 1000" true (gc.custom_major_ratio >= 1000);
-  if not (sets "n=") then Alcotest.(check bool) "custom_minor_max_size >= 4 MiB" true (gc.custom_minor_max_size >= young);
+  if not (sets "n=") then Alcotest.(check bool) "custom_minor_max_size >= 32 MiB" true (gc.custom_minor_max_size >= young);
   if not (sets "m=") then
     Alcotest.(check bool) "the minor budget holds the largest young array" true
       (minor_bytes / 100 * gc.custom_minor_ratio >= gc.custom_minor_max_size);
@@ -198,7 +199,7 @@ let gc_pace () =
         let promoted = after.promoted_words -. before.promoted_words in
         if promoted > float (rounds * 4) then
           Alcotest.failf "%.0f words promoted over %d rounds of %d bytes: arrays outlived their minor collection" promoted rounds n)
-      [ (pile / 2) + 4096; young - 4096 ]
+      [ (pile / 2) + 4096; 3 lsl 20; young - 4096 ]
   end
 
 type bytes_ba = (char, Bigarray.int8_unsigned_elt, Bigarray.c_layout) Bigarray.Array1.t

@@ -85,12 +85,13 @@ pub fn nx_cpu_l2_bytes(cr: &mut OCamlRuntime, _unit: OCaml<()>) -> OCaml<OCamlIn
     (crate::core::caches::sizes().l2 as i64).to_ocaml(cr)
 }
 
-/// Bytes below which a buffer's block is one of `small_blocks`' classes
-/// ([`small_blocks::UP_TO`]): `Nx_array` lets buffers up to that lie in
-/// the minor heap.
+/// Bytes below which a buffer's block is one that the next buffer of its
+/// size takes back once the GC frees it, from `small_blocks`' shelf or
+/// glibc's heap ([`big_blocks::KEPT_FROM`], from which blocks are kept
+/// apart): `Nx_array` lets buffers up to that lie in the minor heap.
 #[ocaml_interop::export]
-pub fn nx_cpu_small_blocks_bytes(cr: &mut OCamlRuntime, _unit: OCaml<()>) -> OCaml<OCamlInt> {
-    (small_blocks::UP_TO as i64).to_ocaml(cr)
+pub fn nx_cpu_young_bytes(cr: &mut OCamlRuntime, _unit: OCaml<()>) -> OCaml<OCamlInt> {
+    (big_blocks::KEPT_FROM as i64).to_ocaml(cr)
 }
 
 /// The instruction set kernels run: "avx512", "avx2" or "baseline"

@@ -52,6 +52,8 @@ fn bench() {
     time("int64 10M", Dtype::Int64, &[10_000_000], 10_000_000, splitmix);
     let ten = |s: &mut u64| (((splitmix(s) >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 20.0).to_bits() as u64;
     time("float32 1M ±10", Dtype::Float32, &[1_000_000], 1_000_000, ten);
+    time("float32 10K ±10", Dtype::Float32, &[10_000], 10_000, ten);
+    time("int64 10K", Dtype::Int64, &[10_000], 10_000, splitmix);
     time("int64 1M", Dtype::Int64, &[1_000_000], 1_000_000, splitmix);
     time("float32 rows [1000; 1000]", Dtype::Float32, &[1000, 1000], 1000, normal);
     time("float32 rows [10000; 1000]", Dtype::Float32, &[10_000, 1000], 1000, normal);
