@@ -165,8 +165,9 @@ external set_minor_pile : int -> unit = "nx_cpu_set_minor_pile"
    them alone stays within it. Bounded by half the second-level cache, a
    512 KiB one left 316x316 results (400 KB) in the major heap: [Nx.add]
    took ~40 us against ~20 for [Nx_cpu.map] into the same array, ~220 us
-   against ~100 for 724x724 (2 MiB), and at 4 MiB ~1050 against ~700 for
-   1448x1448 (8 MiB). See the README, "Memory of freed arrays". *)
+   against ~100 for 724x724 (2 MiB); bounded by 4 MiB, 1448x1448 results
+   (8 MiB) took ~1250 us against ~700 (~1000 since). See the README,
+   "Memory of freed arrays". *)
 let () =
   let sets p v =
     match Sys.getenv_opt v with
