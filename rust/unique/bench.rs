@@ -38,6 +38,8 @@ fn bench() {
     let spread: Vec<u64> = { let mut s = 5; (0..1000).map(|_| splitmix(&mut s)).collect() };
     time("int64 10M, 1000 keys in [0, 1000)", n, 1, 1000, |s| splitmix(s) % 1000);
     time("int64 10M, 1000 keys spread", n, 1, 1000, |s| spread[(splitmix(s) % 1000) as usize]);
+    let few: Vec<u64> = { let mut s = 6; (0..100).map(|_| splitmix(&mut s)).collect() };
+    time("int64 10M, 100 keys spread", n, 1, 100, |s| few[(splitmix(s) % 100) as usize]);
     time("int64 1M, 1000 keys spread", n / 10, 1, 1000, |s| spread[(splitmix(s) % 1000) as usize]);
     time("int64 1M, all distinct", n / 10, 1, n / 10, splitmix);
     time("int64 100K, all distinct", n / 100, 1, n / 100, splitmix);

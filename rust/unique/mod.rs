@@ -222,10 +222,11 @@ impl Plan {
     }
 
     /// [`Plan::number_block`] by hash, through `hot`, of the keys' and the
-    /// ids' views `rows` and `ids`: hashes rows AHEAD at
-    /// a time and prefetches their slots first, so that a long table's
-    /// misses overlap; a row's words are compared with the previous row's
-    /// only where their hashes are equal.
+    /// ids' views `rows` and `ids`: hashes rows AHEAD at a time (the
+    /// hashes of a batch computed side by side) and, where the table is
+    /// longer than the second-level cache, prefetches their slots first,
+    /// so that its misses overlap; a row's words are compared with the
+    /// previous row's only where their hashes are equal.
     fn hash_block<W: Width, R: Steps, I: Steps>(&self, w: W, range: std::ops::Range<usize>, mut hot: Hot<W>, rows: Words<R>, ids: Words<I>) {
         // SAFETY: a < n and j < w.
         let hash = |a: usize| self.secrets.hash((0..w.get()).map(|j| unsafe { rows.get(a, j) }));
