@@ -131,6 +131,19 @@ impl<W: Width> Keys<W> {
         (self.len() - 1) as u64
     }
 
+    /// Counts one more row of each key of `ids`, numbered before. The
+    /// numberings count a batch of rows once their keys are found: a row
+    /// counted as its key was found made the finds after it wait, now and
+    /// then, on the store of the count of the same key a row or two
+    /// before (on a Zen 3, 10M rows of 100 keys: ~65 -> ~47 ms).
+    #[inline(always)]
+    pub fn count(&mut self, ids: &[u64]) {
+        let counts = &mut self.counts[..];
+        for &id in ids {
+            counts[id as usize] += 1;
+        }
+    }
+
     /// Asks the processor to fetch the slots a probe for hash `h` starts
     /// at, where the table is [`far`].
     #[inline(always)]
@@ -270,14 +283,13 @@ unsafe fn look<W: Width>(w: W, slots: *const u64, words: *const u64, p: usize, w
 }
 
 /// A numbering's hot path through a table of [`Keys`]: finds or adds each
-/// row's key and counts the row, from the addresses of the table, the
-/// keys' words and their counts held apart from the keys (where the
-/// compiler keeps them in registers), taken again whenever a key is added.
+/// row's key, and counts the rows, from the addresses of the table and
+/// the keys' words held apart from the keys (where the compiler keeps them
+/// in registers), taken again whenever a key is added.
 pub struct Hot<'a, W: Width> {
     keys: &'a mut Keys<W>,
     slots: *const u64,
     words: *const u64,
-    counts: *mut u64,
     mask: usize,
     far: bool,
 }
@@ -286,8 +298,8 @@ impl<'a, W: Width> Hot<'a, W> {
     /// The hot path through `keys`, which have a table.
     pub fn new(keys: &'a mut Keys<W>) -> Hot<'a, W> {
         assert!(keys.slots.len() == keys.mask + WINDOW, "the keys have a table");
-        let (slots, words, counts, mask, far) = (keys.slots.as_ptr(), keys.words.as_ptr(), keys.counts.as_mut_ptr(), keys.mask, keys.far);
-        Hot { keys, slots, words, counts, mask, far }
+        let (slots, words, mask, far) = (keys.slots.as_ptr(), keys.words.as_ptr(), keys.mask, keys.far);
+        Hot { keys, slots, words, mask, far }
     }
 
     /// [`Keys::prefetch`].
@@ -298,7 +310,7 @@ impl<'a, W: Width> Hot<'a, W> {
         }
     }
 
-    /// [`Keys::find_or_add`], the row counted.
+    /// [`Keys::find_or_add`].
     #[inline(always)]
     pub fn find_or_add(&mut self, h: u64, word: impl Fn(usize) -> u64 + Copy, first: u64) -> u64 {
         let p = h as usize & self.mask;
@@ -307,21 +319,17 @@ impl<'a, W: Width> Hot<'a, W> {
         // (new, and below); p <= mask, and the table holds mask + WINDOW
         // slots (new, grow), every full one a key's number.
         if let Some(id) = unsafe { look(self.keys.w, self.slots, self.words, p, want, word) } {
-            // SAFETY: id is a key's number, below the keys' count.
-            unsafe { *self.counts.add(id as usize) += 1 };
             return id;
         }
         let id = self.keys.probe(p, want, h, word, first);
-        self.keys.counts[id as usize] += 1;
         let k = &mut *self.keys;
-        (self.slots, self.words, self.counts, self.mask, self.far) = (k.slots.as_ptr(), k.words.as_ptr(), k.counts.as_mut_ptr(), k.mask, k.far);
+        (self.slots, self.words, self.far, self.mask) = (k.slots.as_ptr(), k.words.as_ptr(), k.far, k.mask);
         id
     }
 
-    /// Counts one more row of key `id`, numbered before; gives id.
+    /// [`Keys::count`].
     #[inline(always)]
-    pub fn again(&mut self, id: u64) -> u64 {
-        self.keys.counts[id as usize] += 1;
-        id
+    pub fn count(&mut self, ids: &[u64]) {
+        self.keys.count(ids)
     }
 }
