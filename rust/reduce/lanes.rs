@@ -33,6 +33,53 @@ pub(crate) fn block<T: Copy, M: Lane<T>>(terms: &[T]) -> T {
     }
 }
 
+/// [`block`]'s result for the `n` terms `data[0], data[2], ..,
+/// data[2 (n - 1)]`: every other element of a run, without a copy. Each row
+/// of 16 terms is read as the 32 elements it spans, combined element by
+/// element into 32 accumulators of which the even ones are the lanes (the
+/// odd ones take the elements between the terms and are dropped): the loop
+/// of a run, rather than a gather or a copy and a second pass. A row whose
+/// 32 elements run past `data` (which may end at the last term) is taken
+/// term by term. Measured on Zen 3, a sum of every other float32 of 10M
+/// (`reduce::tests::bench`) ran 2.2 to 2.7 ms through a copy, 1.4 to 1.6
+/// without, about a plain read of the 40 MB.
+#[inline]
+pub(crate) fn block_every_other<T: Copy, M: Lane<T>>(data: &[T], n: usize) -> T {
+    debug_assert!((1..=super::BLOCK).contains(&n) && data.len() > 2 * (n - 1));
+    if n < LANES {
+        let terms: [T; LANES] = core::array::from_fn(|l| data[2 * l.min(n - 1)]);
+        return block::<T, M>(&terms[..n]);
+    }
+    let (rows, _) = data.as_chunks::<{ 2 * LANES }>();
+    let whole = (n / LANES).min(rows.len());
+    let (mut acc, next): ([T; LANES], usize) = match rows[..whole].split_first() {
+        Some((first, rest)) => {
+            let mut pairs: [T; 2 * LANES] = core::array::from_fn(|j| M::start(first[j]));
+            pair_rows::<T, M>(&mut pairs, rest);
+            (core::array::from_fn(|l| pairs[2 * l]), whole * LANES)
+        }
+        None => (core::array::from_fn(|l| M::start(data[2 * l])), LANES),
+    };
+    for t in next..n {
+        acc[t % LANES] = M::combine(acc[t % LANES], data[2 * t]);
+    }
+    fold16::<T, M>(&mut acc, LANES)
+}
+
+/// Rows of 32 elements into 32 accumulators, element by element: the
+/// lanes of [`block_every_other`] and the elements between their terms;
+/// out of line for the vectoriser, as [`rows`].
+#[inline(never)]
+fn pair_rows<T: Copy, M: Lane<T>>(acc: &mut [T; 2 * LANES], rows: &[[T; 2 * LANES]]) {
+    let mut a = *acc;
+    for row in rows {
+        for j in 0..2 * LANES {
+            a[j] = M::combine(a[j], row[j]);
+        }
+    }
+    *acc = a;
+}
+
 /// The lanes' tree of one output, lanes `present..` holding no term: its
 /// result. With every lane present, the steps combine whole halves, which
 /// stay in registers: measured, float32 sums of blocks in the L1 cache run

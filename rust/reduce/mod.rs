@@ -4,8 +4,8 @@
 //! `Complex<f32>`, `Complex<f64>`, and `i64`/`u64` for exact, wrapping
 //! integer sums and products.
 //!
-//! Terms come from a [`Terms`] source a block at a time (a slice, or a
-//! [`Fill`] callback), or for many outputs side by side from a [`Grid`]
+//! Terms come from a [`Terms`] source a block at a time (a slice, every
+//! other element of one ([`EveryOther`]), or a [`Fill`] callback), or for many outputs side by side from a [`Grid`]
 //! ([`Strided`] memory or a [`FillGrid`] callback). Every function that
 //! takes `parallel` splits its work only where the association already
 //! splits (whole subtrees of the blocks' tree, whole chunks of a scan, whole
@@ -108,7 +108,7 @@ pub use monoid::{cmul, Max, Min, Monoid, Ordered, Prod, Sum};
 pub use network::{network_depth, result_depth};
 pub use real::{ExpLog, Real};
 pub use scan::{scan, Scan};
-pub use terms::{Fill, Terms};
+pub use terms::{EveryOther, Fill, Terms};
 pub use tree::{reduce, GRAIN};
 
 /// Terms in a block of lane order.

@@ -77,7 +77,7 @@ where
         if M::AHEAD > 0 {
             terms.ahead(start + M::AHEAD * BLOCK);
         }
-        terms.with(start, range.end.min(start + width), M::block)
+        terms.leaf::<M>(start, range.end.min(start + width))
     };
     tree(0, range.len().div_ceil(width), blocks, parallel, &leaf, &M::combine)
 }

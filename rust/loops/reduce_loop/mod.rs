@@ -22,7 +22,7 @@ use crate::loops::map::{self, Load};
 use crate::core::pool;
 use crate::loops::prog::{Node, Prog};
 use std::sync::Arc;
-use crate::reduce::{self as core, Fill, Max, Min, Prod, Strided, Sum, Terms as Source};
+use crate::reduce::{self as core, EveryOther, Fill, Max, Min, Prod, Strided, Sum, Terms as Source};
 
 /// The monoids of a Monoid reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -485,6 +485,17 @@ impl<'a, T: Copy + Default + Sync> Gathered<'a, T> {
         Fill { count, fill: move |start: usize, buf: &mut [T]| self.fill(o, start, buf) }
     }
 
+    /// Output `o`'s terms read in place where they are every other element
+    /// of one run ([`EveryOther`]): the reduced axes one step-2 axis, of a
+    /// carrier of at most 8 bytes (the 32 accumulators of a wider one take
+    /// every vector register).
+    fn every_other(&self, o: usize) -> Option<EveryOther<'_, T>> {
+        match (&self.shape[..], &self.steps[..]) {
+            (&[n], &[2]) if std::mem::size_of::<T>() <= 8 => EveryOther::new(&self.data[self.starts[o]..], n),
+            _ => None,
+        }
+    }
+
     /// Terms `start..start + buf.len()` of output `o` into `buf`.
     fn fill(&self, o: usize, start: usize, buf: &mut [T]) {
         let r = self.shape.len();
@@ -655,12 +666,33 @@ fn gathered<'a, T: Carried>(p: &'a Plan, k: usize, axes: &[usize], outer: &[usiz
     // destination overlaps them and the door keeps other calls from writing
     // them.
     let data = unsafe { std::slice::from_raw_parts((v.memory.base as *const T).add(base), v.memory.extent(v.layout.dtype) - base) };
-    Some(Gathered {
-        data,
-        starts: starts_of(v, outer, base),
-        shape: axes.iter().map(|&a| p.shape[a]).collect(),
-        steps: axes.iter().map(|&a| v.layout.strides[a]).collect(),
-    })
+    let (shape, steps) = merged(axes.iter().map(|&a| (p.shape[a], v.layout.strides[a])));
+    Some(Gathered { data, starts: starts_of(v, outer, base), shape, steps })
+}
+
+/// The reduced axes' extents and steps with axes of extent 1 dropped and
+/// each axis that steps over a whole run of the next merged into it (so
+/// the terms' C order is unchanged and the runs are as long as they can
+/// be); at least one axis.
+fn merged(axes: impl Iterator<Item = (usize, isize)>) -> (Vec<usize>, Vec<isize>) {
+    let (mut shape, mut steps) = (vec![], vec![]);
+    for (n, s) in axes.filter(|&(n, _)| n != 1) {
+        match (shape.last_mut(), steps.last()) {
+            (Some(m), Some(&t)) if t == s * n as isize => {
+                *m *= n;
+                *steps.last_mut().expect("as shape") = s;
+            }
+            _ => {
+                shape.push(n);
+                steps.push(s);
+            }
+        }
+    }
+    if shape.is_empty() {
+        (vec![1], vec![0])
+    } else {
+        (shape, steps)
+    }
 }
 
 /// The step between rows of a grid whose columns are the outputs, where the
@@ -845,7 +877,12 @@ fn reduce_one<T: Carried>(p: &Plan, r: Reduction, k: usize, axes: &[usize], out_
         (Reduction::Monoid(m), Terms::Gathered(g)) => {
             let len = g.shape.iter().product();
             let par = parallel(len);
-            per_output(first.slice_mut::<T>(), 1, len, |o, slot| slot[0] = T::monoid(m, &g.of(o), par));
+            per_output(first.slice_mut::<T>(), 1, len, |o, slot| {
+                slot[0] = match g.every_other(o) {
+                    Some(terms) => T::monoid(m, &terms, par),
+                    None => T::monoid(m, &g.of(o), par),
+                }
+            });
             Ok(vec![first])
         }
         (_, Terms::Gathered(_)) => unreachable!("only Monoid reductions gather"),

@@ -131,6 +131,79 @@ fn sums_along_any_axes_match_lane_order_of_the_gathered_terms() {
     }
 }
 
+/// Each monoid of int64 and float64 views that step by two, every output's
+/// terms one run of every other element (read in place) or rows apart
+/// (copied), against the core's reduction of the terms gathered by hand:
+/// memory that ends at the view's last term, NaN, infinities, both zeros
+/// and subnormals among the terms and the elements between them, 1 and 3
+/// threads.
+#[test]
+fn views_of_every_other_element_reduce_to_the_bits_of_their_terms() {
+    fn check<T: Carried>(make: impl Fn(usize) -> T, bits: impl Fn(T) -> u64) {
+        // (shape, strides, offset, reduced axes)
+        let cases: [(&[usize], &[isize], usize, &[usize]); 7] = [
+            (&[3, 1500], &[3000, 2], 0, &[0, 1]), // one run
+            (&[3, 1500], &[3000, 2], 1, &[1]),    // a run an output
+            (&[3, 1500], &[3003, 2], 0, &[0, 1]), // rows apart
+            (&[2, 2100], &[1, 4], 0, &[1]),       // interleaved rows
+            (&[1, 17], &[34, 2], 3, &[0, 1]),     // one row of 16 and a term
+            (&[5], &[2], 0, &[0]),                // fewer terms than lanes
+            (&[0, 4], &[8, 2], 0, &[1]),          // no output
+        ];
+        for (shape, strides, offset, axes) in cases {
+            let last = offset + shape.iter().zip(strides).map(|(&n, &s)| n.saturating_sub(1) * s as usize).sum::<usize>();
+            let mut data: Vec<T> = (0..=last).map(&make).collect();
+            let memory = Memory { base: data.as_mut_ptr().cast(), bytes: std::mem::size_of_val(&data[..]) };
+            let x = View::new(Layout { dtype: T::DTYPE, shape: shape.to_vec(), strides: strides.to_vec(), offset }, memory).unwrap();
+            let out_shape = reduced_shape(shape, axes);
+            let load = Prog::new(vec![T::DTYPE], vec![Node::Load(0)], vec![0]).unwrap();
+            for m in [Monoidal::Sum, Monoidal::Prod, Monoidal::Max, Monoidal::Min] {
+                for threads in [1, 3] {
+                    pool::set_threads(threads).unwrap();
+                    let mut out = vec![T::default(); out_shape.iter().product()];
+                    let dst_memory = Memory { base: out.as_mut_ptr().cast(), bytes: std::mem::size_of_val(&out[..]) };
+                    let dst = View::new(Layout::contiguous(T::DTYPE, &out_shape), dst_memory).unwrap();
+                    let p = plan_reduce(load.clone(), shape.to_vec(), axes.to_vec(), vec![(Reduction::Monoid(m), 0)], vec![dst], vec![Load::Plain(x.clone())]).unwrap();
+                    p.run().unwrap();
+                    for (o, idx) in out_indices(&out_shape).iter().enumerate() {
+                        let len: usize = axes.iter().map(|&a| shape[a]).product();
+                        let terms: Vec<T> = (0..len)
+                            .map(|t| {
+                                let (mut at, mut rest, mut outer) = (offset as isize, t, idx.iter().rev());
+                                for a in (0..shape.len()).rev() {
+                                    let i = if axes.contains(&a) { rest % shape[a] } else { *outer.next().unwrap() };
+                                    rest /= if axes.contains(&a) { shape[a] } else { 1 };
+                                    at += i as isize * strides[a];
+                                }
+                                data[at as usize]
+                            })
+                            .collect();
+                        let want = T::monoid(m, &terms[..], false);
+                        assert_eq!(bits(out[o]), bits(want), "{m:?} of {} {shape:?} strides {strides:?} offset {offset} axes {axes:?} output {idx:?}, {threads} threads", T::DTYPE.name());
+                    }
+                }
+            }
+        }
+    }
+    let float = |i: usize| match i % 97 {
+        5 => f64::NAN,
+        11 => f64::INFINITY,
+        13 => -0.0,
+        17 => 0.0,
+        19 => 3e-310,
+        23 => -5e-324,
+        _ => ((i as f64 * 0.618_033_988_7).fract() - 0.5) * 4.0,
+    };
+    // A NaN result's sign and payload are unspecified (the spec's first
+    // section): any NaN is the NaN.
+    let bits = |x: f64| if x.is_nan() { f64::NAN.to_bits() } else { x.to_bits() };
+    check::<f64>(float, bits);
+    // Without NaN and infinities too, so that the sums and products keep
+    // their rounding visible.
+    check::<f64>(|i| if i % 97 < 12 { 1.0 + i as f64 * 1e-9 } else { float(i) }, bits);
+    check::<i64>(|i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as i64 >> (i % 61), |x| x as u64);
+}
+
 #[test]
 fn sums_of_a_broadcast_operand_read_its_repeated_terms() {
     // A (37, 5) array read as (37, 5, 1500), axis 2 of step 0.

@@ -4,7 +4,7 @@
 
 use super::data::{same, Bits, Rng};
 use super::reference::extreme;
-use crate::reduce::{arg, reduce, Fill, Max, Min, Ordered, Pick};
+use crate::reduce::{arg, reduce, EveryOther, Fill, Max, Min, Ordered, Pick};
 
 /// Arg from its definition: the first term no later one is better than.
 fn first_best<T: Ordered, P: Pick<T>>(terms: &[T]) -> Option<(T, i64)> {
@@ -17,19 +17,27 @@ fn first_best<T: Ordered, P: Pick<T>>(terms: &[T]) -> Option<(T, i64)> {
     best
 }
 
-/// Max and Min, of the terms in memory (leaves of several blocks) and
-/// handed over by a callback (a block a leaf), and Arg, each on one thread
-/// and split over three, against their definitions; Max and Min again on
-/// each compilation (AVX-512's and AVX2's passes).
+/// Max and Min, of the terms in memory (leaves of several blocks), handed
+/// over by a callback (a block a leaf) and every other element of a run,
+/// and Arg, each on one thread and split over three, against their
+/// definitions; Max and Min again on each compilation (AVX-512's and
+/// AVX2's passes).
 fn check<T: Ordered + Bits + Default + core::fmt::Debug>(x: &[T], what: &str) {
     let lowest = reduce(Max, &[][..], false);
     let highest = reduce(Min, &[][..], false);
     let filled = Fill { count: x.len(), fill: |start: usize, out: &mut [T]| out.copy_from_slice(&x[start..start + out.len()]) };
+    // Every other element of a run, the terms reversed between them.
+    let pairs: Vec<T> = x.iter().zip(x.iter().rev()).flat_map(|(&t, &u)| [t, u]).collect();
+    let every = EveryOther::new(&pairs, x.len()).unwrap();
     let key = |r: Option<(T, i64)>| r.map(|(v, i)| (v.bits(), i));
     for parallel in [false, true] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
         for (max, min, terms) in pool.install(|| {
-            [(reduce(Max, x, parallel), reduce(Min, x, parallel), "in memory"), (reduce(Max, &filled, parallel), reduce(Min, &filled, parallel), "filled")]
+            [
+                (reduce(Max, x, parallel), reduce(Min, x, parallel), "in memory"),
+                (reduce(Max, &filled, parallel), reduce(Min, &filled, parallel), "filled"),
+                (reduce(Max, &every, parallel), reduce(Min, &every, parallel), "every other"),
+            ]
         }) {
             same(max, extreme(x, true).unwrap_or(lowest), &format!("max {what}, {terms}, parallel {parallel}"));
             same(min, extreme(x, false).unwrap_or(highest), &format!("min {what}, {terms}, parallel {parallel}"));

@@ -5,7 +5,7 @@ use num_complex::Complex;
 
 use super::data::{lengths, same, Bits, Rng};
 use super::reference::{extreme, lane_order, naive, From};
-use crate::reduce::{reduce, reduce_columns, Fill, FillGrid, Max, Min, Monoid, Ordered, Prod, Strided, Sum};
+use crate::reduce::{reduce, reduce_columns, EveryOther, Fill, FillGrid, Max, Min, Monoid, Ordered, Prod, Strided, Sum};
 
 /// Fast against reference on every test length, from a slice and from a
 /// callback.
@@ -20,6 +20,14 @@ where
         same(reduce(m, terms, false), want, &format!("{what} n={n}"));
         let fill = Fill { count: n, fill: |s: usize, out: &mut [T]| out.copy_from_slice(&terms[s..s + out.len()]) };
         same(reduce(m, &fill, false), want, &format!("{what} fill n={n}"));
+        // Every other element, the elements between them other terms (in
+        // reverse), the run ending at the last term or one past it.
+        let pairs: Vec<T> = terms.iter().zip(terms.iter().rev()).flat_map(|(&t, &u)| [t, u]).collect();
+        for end in [(2 * n).saturating_sub(1), 2 * n] {
+            let every = EveryOther::new(&pairs[..end], n).unwrap();
+            same(reduce(m, &every, false), want, &format!("{what} every other n={n} of {end}"));
+            same(reduce(m, &every, true), want, &format!("{what} every other n={n} of {end}, parallel"));
+        }
     }
 }
 
