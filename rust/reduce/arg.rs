@@ -9,7 +9,8 @@ use super::BLOCK;
 
 /// Which extreme an Arg finds: [`Max`] or [`Min`], in the order of
 /// [`Ordered`], where a NaN is above every number for either. Its monoid's
-/// [`block`](Monoid::block) gives a block's extreme, a NaN where a term is.
+/// [`block`](Monoid::block) gives the extreme of any run of terms (a
+/// leaf's at most), a NaN where a term is.
 pub trait Pick<T: Ordered>: Monoid<T> {
     /// Whether `a` is strictly better than `b`.
     fn better(a: T, b: T) -> bool;
@@ -48,16 +49,20 @@ where
     if n == 0 {
         return None;
     }
-    // A leaf scans its blocks in turn: a block's extreme by the vectorised
+    // A leaf scans its terms a part at a time (all at once where they lie
+    // in memory, else block by block): a part's extreme by the vectorised
     // reduction, then, only where it beats the best so far, its first
-    // occurrence.
+    // occurrence. Measured on Zen 3 (`reduce::tests::bench`), Arg Max over
+    // 10M float32 in memory ran 2.2 to 2.8 ms block by block, 1.9 to 2.0 a
+    // leaf at a time (Max 1.6 to 1.8 in the same minutes).
     let span = LEAF_BLOCKS * BLOCK;
+    let part = if S::IN_MEMORY { span } else { BLOCK };
     let leaf = |g: usize| {
         let end = n.min((g + 1) * span);
         let mut best: Option<(T, i64)> = None;
-        for start in (g * span..end).step_by(BLOCK) {
+        for start in (g * span..end).step_by(part) {
             terms.ahead(start + P::AHEAD * BLOCK);
-            terms.with(start, end.min(start + BLOCK), |t| {
+            terms.with(start, end.min(start + part), |t| {
                 let e = P::block(t);
                 if best.is_none_or(|(b, _)| P::better(e, b)) {
                     let j = T::position(t, e).expect("the extreme is a term");
