@@ -1,5 +1,5 @@
-//! Where terms come from: a slice in memory, or a callback that materialises
-//! them a block at a time.
+//! Where terms come from: a slice in memory, every other element of one, or
+//! a callback that materialises them a block at a time.
 
 use super::lanes;
 use super::monoid::Monoid;
