@@ -8,19 +8,52 @@
 use crate::loops::arith::Arith;
 use crate::loops::column::{ColMut, ColRef, Column, C32, C64};
 use crate::core::dtype::Dtype;
+use crate::core::stream;
 use crate::each_col;
 use crate::loops::prog::{Binary, Unary};
 
-fn map1<T: Copy, U>(x: &[T], out: &mut [U], n: usize, f: impl Fn(T) -> U) {
-    for (o, &a) in out[..n].iter_mut().zip(&x[..n]) {
-        *o = f(a);
+/// How a kind writes its values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Store {
+    /// Plain stores, which leave the values in the caches.
+    Cached,
+    /// Whole cache lines by non-temporal stores ([`stream::fill`]), for a
+    /// destination's run written in place by a loop that streams from
+    /// memory: a line so written is not first read, which spares a third
+    /// of a + b's traffic. The kinds that map a value or two through a
+    /// closure store so, as does the cast of float32 into int32
+    /// (`cast::cast_stored`); the others (the math library's slice forms, Where,
+    /// the other casts) store plainly. The thread calls [`stream::fence`]
+    /// before its part of the call ends.
+    Streamed,
+}
+
+/// Writes `out[..n]` by `fill(part, at)`, which writes `part`, the values
+/// from the `at`-th on, as `store` says.
+#[inline]
+fn put<U: Copy + Default>(out: &mut [U], n: usize, store: Store, mut fill: impl FnMut(&mut [U], usize)) {
+    match store {
+        Store::Cached => fill(&mut out[..n], 0),
+        Store::Streamed => stream::fill(&mut out[..n], fill),
     }
 }
 
-fn map2<T: Copy, U>(x: &[T], y: &[T], out: &mut [U], n: usize, f: impl Fn(T, T) -> U) {
-    for ((o, &a), &b) in out[..n].iter_mut().zip(&x[..n]).zip(&y[..n]) {
-        *o = f(a, b);
-    }
+fn map1<T: Copy, U: Copy + Default>(x: &[T], out: &mut [U], n: usize, store: Store, f: impl Fn(T) -> U) {
+    let x = &x[..n];
+    put(out, n, store, |part, at| {
+        for (o, &a) in part.iter_mut().zip(&x[at..]) {
+            *o = f(a);
+        }
+    })
+}
+
+fn map2<T: Copy, U: Copy + Default>(x: &[T], y: &[T], out: &mut [U], n: usize, store: Store, f: impl Fn(T, T) -> U) {
+    let (x, y) = (&x[..n], &y[..n]);
+    put(out, n, store, |part, at| {
+        for ((o, &a), &b) in part.iter_mut().zip(&x[at..]).zip(&y[at..]) {
+            *o = f(a, b);
+        }
+    })
 }
 
 fn mismatch(what: &str) -> ! {
@@ -31,21 +64,21 @@ fn mismatch(what: &str) -> ! {
 /// Applies `$f` (a closure text, instantiated per register type) to each
 /// value of `$x` into `$out`, both of one register type.
 macro_rules! same_type {
-    ($x:expr, $out:expr, $n:expr, $f:expr) => {
+    ($x:expr, $out:expr, $n:expr, $store:expr, $f:expr) => {
         match ($x, $out) {
-            (Column::Bool(x), Column::Bool(o)) => map1(x, o, $n, $f),
-            (Column::I8(x), Column::I8(o)) => map1(x, o, $n, $f),
-            (Column::I16(x), Column::I16(o)) => map1(x, o, $n, $f),
-            (Column::I32(x), Column::I32(o)) => map1(x, o, $n, $f),
-            (Column::I64(x), Column::I64(o)) => map1(x, o, $n, $f),
-            (Column::U8(x), Column::U8(o)) => map1(x, o, $n, $f),
-            (Column::U16(x), Column::U16(o)) => map1(x, o, $n, $f),
-            (Column::U32(x), Column::U32(o)) => map1(x, o, $n, $f),
-            (Column::U64(x), Column::U64(o)) => map1(x, o, $n, $f),
-            (Column::F32(x), Column::F32(o)) => map1(x, o, $n, $f),
-            (Column::F64(x), Column::F64(o)) => map1(x, o, $n, $f),
-            (Column::C32(x), Column::C32(o)) => map1(x, o, $n, $f),
-            (Column::C64(x), Column::C64(o)) => map1(x, o, $n, $f),
+            (Column::Bool(x), Column::Bool(o)) => map1(x, o, $n, $store, $f),
+            (Column::I8(x), Column::I8(o)) => map1(x, o, $n, $store, $f),
+            (Column::I16(x), Column::I16(o)) => map1(x, o, $n, $store, $f),
+            (Column::I32(x), Column::I32(o)) => map1(x, o, $n, $store, $f),
+            (Column::I64(x), Column::I64(o)) => map1(x, o, $n, $store, $f),
+            (Column::U8(x), Column::U8(o)) => map1(x, o, $n, $store, $f),
+            (Column::U16(x), Column::U16(o)) => map1(x, o, $n, $store, $f),
+            (Column::U32(x), Column::U32(o)) => map1(x, o, $n, $store, $f),
+            (Column::U64(x), Column::U64(o)) => map1(x, o, $n, $store, $f),
+            (Column::F32(x), Column::F32(o)) => map1(x, o, $n, $store, $f),
+            (Column::F64(x), Column::F64(o)) => map1(x, o, $n, $store, $f),
+            (Column::C32(x), Column::C32(o)) => map1(x, o, $n, $store, $f),
+            (Column::C64(x), Column::C64(o)) => map1(x, o, $n, $store, $f),
             _ => mismatch("a kind of one register type"),
         }
     };
@@ -95,34 +128,35 @@ macro_rules! two {
     };
 }
 
-/// Applies a one-operand kind to the first `n` values of `x`.
-pub fn unary(k: Unary, x: &ColRef, out: &mut ColMut, n: usize) {
+/// Applies a one-operand kind to the first `n` values of `x`, storing as
+/// `store` says.
+pub fn unary(k: Unary, x: &ColRef, out: &mut ColMut, n: usize, store: Store) {
     use Column::*;
     match k {
-        Unary::Neg => same_type!(x, out, n, Arith::neg),
-        Unary::Square => same_type!(x, out, n, |a| Arith::mul(a, a)),
-        Unary::Sign => same_type!(x, out, n, Signum::signum_kind),
+        Unary::Neg => same_type!(x, out, n, store, Arith::neg),
+        Unary::Square => same_type!(x, out, n, store, |a| Arith::mul(a, a)),
+        Unary::Sign => same_type!(x, out, n, store, Signum::signum_kind),
         Unary::Abs => match (x, out) {
             (C32(x), F32(o)) => crate::kinds::abs_c32_slice(&x[..n], &mut o[..n]),
             (C64(x), F64(o)) => crate::kinds::abs_c64_slice(&x[..n], &mut o[..n]),
-            (F32(x), F32(o)) => map1(x, o, n, f32::abs),
-            (F64(x), F64(o)) => map1(x, o, n, f64::abs),
-            (I8(x), I8(o)) => map1(x, o, n, i8::wrapping_abs),
-            (I16(x), I16(o)) => map1(x, o, n, i16::wrapping_abs),
-            (I32(x), I32(o)) => map1(x, o, n, i32::wrapping_abs),
-            (I64(x), I64(o)) => map1(x, o, n, i64::wrapping_abs),
-            (x, o) => same_type!(x, o, n, |a| a),
+            (F32(x), F32(o)) => map1(x, o, n, store, f32::abs),
+            (F64(x), F64(o)) => map1(x, o, n, store, f64::abs),
+            (I8(x), I8(o)) => map1(x, o, n, store, i8::wrapping_abs),
+            (I16(x), I16(o)) => map1(x, o, n, store, i16::wrapping_abs),
+            (I32(x), I32(o)) => map1(x, o, n, store, i32::wrapping_abs),
+            (I64(x), I64(o)) => map1(x, o, n, store, i64::wrapping_abs),
+            (x, o) => same_type!(x, o, n, store, |a| a),
         },
         Unary::Sqrt | Unary::Recip | Unary::Trunc | Unary::Ceil | Unary::Floor | Unary::Round => {
             macro_rules! float_kind {
                 ($x:expr, $o:expr, $t:ty) => {
                     match k {
-                        Unary::Sqrt => map1($x, $o, n, <$t>::sqrt),
-                        Unary::Recip => map1($x, $o, n, |a| 1.0 / a),
-                        Unary::Trunc => map1($x, $o, n, <$t>::trunc),
-                        Unary::Ceil => map1($x, $o, n, <$t>::ceil),
-                        Unary::Floor => map1($x, $o, n, <$t>::floor),
-                        _ => map1($x, $o, n, <$t>::round),
+                        Unary::Sqrt => map1($x, $o, n, store, <$t>::sqrt),
+                        Unary::Recip => map1($x, $o, n, store, |a| 1.0 / a),
+                        Unary::Trunc => map1($x, $o, n, store, <$t>::trunc),
+                        Unary::Ceil => map1($x, $o, n, store, <$t>::ceil),
+                        Unary::Floor => map1($x, $o, n, store, <$t>::floor),
+                        _ => map1($x, $o, n, store, <$t>::round),
                     }
                 };
             }
@@ -131,8 +165,8 @@ pub fn unary(k: Unary, x: &ColRef, out: &mut ColMut, n: usize) {
                 (F64(x), F64(o)) => float_kind!(x, o, f64),
                 (C32(x), C32(o)) if k == Unary::Sqrt => crate::kinds::sqrt_c32_slice(&x[..n], &mut o[..n]),
                 (C64(x), C64(o)) if k == Unary::Sqrt => crate::kinds::sqrt_c64_slice(&x[..n], &mut o[..n]),
-                (C32(x), C32(o)) => map1(x, o, n, |a| Arith::div(crate::loops::column::C32::new(1.0, 0.0), a)),
-                (C64(x), C64(o)) => map1(x, o, n, |a| Arith::div(crate::loops::column::C64::new(1.0, 0.0), a)),
+                (C32(x), C32(o)) => map1(x, o, n, store, |a| Arith::div(crate::loops::column::C32::new(1.0, 0.0), a)),
+                (C64(x), C64(o)) => map1(x, o, n, store, |a| Arith::div(crate::loops::column::C64::new(1.0, 0.0), a)),
                 _ => mismatch("a float kind"),
             }
         }
@@ -141,36 +175,36 @@ pub fn unary(k: Unary, x: &ColRef, out: &mut ColMut, n: usize) {
             macro_rules! class {
                 ($v:ident) => {
                     match k {
-                        Unary::IsNan => map1($v, o, n, |a| Arith::is_nan(a)),
-                        Unary::IsInf => map1($v, o, n, |a| Arith::is_inf(a)),
-                        _ => map1($v, o, n, |a| !Arith::is_nan(a) && !Arith::is_inf(a)),
+                        Unary::IsNan => map1($v, o, n, store, |a| Arith::is_nan(a)),
+                        Unary::IsInf => map1($v, o, n, store, |a| Arith::is_inf(a)),
+                        _ => map1($v, o, n, store, |a| !Arith::is_nan(a) && !Arith::is_inf(a)),
                     }
                 };
             }
             each_col!(x, v => class!(v))
         }
         Unary::Not | Unary::BitNot => match (x, out) {
-            (Bool(x), Bool(o)) => map1(x, o, n, |a| !a),
-            (I8(x), I8(o)) => map1(x, o, n, |a| !a),
-            (I16(x), I16(o)) => map1(x, o, n, |a| !a),
-            (I32(x), I32(o)) => map1(x, o, n, |a| !a),
-            (I64(x), I64(o)) => map1(x, o, n, |a| !a),
-            (U8(x), U8(o)) => map1(x, o, n, |a| !a),
-            (U16(x), U16(o)) => map1(x, o, n, |a| !a),
-            (U32(x), U32(o)) => map1(x, o, n, |a| !a),
-            (U64(x), U64(o)) => map1(x, o, n, |a| !a),
+            (Bool(x), Bool(o)) => map1(x, o, n, store, |a| !a),
+            (I8(x), I8(o)) => map1(x, o, n, store, |a| !a),
+            (I16(x), I16(o)) => map1(x, o, n, store, |a| !a),
+            (I32(x), I32(o)) => map1(x, o, n, store, |a| !a),
+            (I64(x), I64(o)) => map1(x, o, n, store, |a| !a),
+            (U8(x), U8(o)) => map1(x, o, n, store, |a| !a),
+            (U16(x), U16(o)) => map1(x, o, n, store, |a| !a),
+            (U32(x), U32(o)) => map1(x, o, n, store, |a| !a),
+            (U64(x), U64(o)) => map1(x, o, n, store, |a| !a),
             _ => mismatch("a negation"),
         },
         Unary::Conj => match (x, out) {
-            (C32(x), C32(o)) => map1(x, o, n, |a| a.conj()),
-            (C64(x), C64(o)) => map1(x, o, n, |a| a.conj()),
-            (x, o) => same_type!(x, o, n, |a| a),
+            (C32(x), C32(o)) => map1(x, o, n, store, |a| a.conj()),
+            (C64(x), C64(o)) => map1(x, o, n, store, |a| a.conj()),
+            (x, o) => same_type!(x, o, n, store, |a| a),
         },
         Unary::Real | Unary::Imag => match (x, out) {
-            (C32(x), F32(o)) => map1(x, o, n, |a| if k == Unary::Real { a.re } else { a.im }),
-            (C64(x), F64(o)) => map1(x, o, n, |a| if k == Unary::Real { a.re } else { a.im }),
-            (x, o) if k == Unary::Real => same_type!(x, o, n, |a| a),
-            (x, o) => same_type!(x, o, n, |_| Arith::ZERO),
+            (C32(x), F32(o)) => map1(x, o, n, store, |a| if k == Unary::Real { a.re } else { a.im }),
+            (C64(x), F64(o)) => map1(x, o, n, store, |a| if k == Unary::Real { a.re } else { a.im }),
+            (x, o) if k == Unary::Real => same_type!(x, o, n, store, |a| a),
+            (x, o) => same_type!(x, o, n, store, |_| Arith::ZERO),
         },
         _ => match (x, out) {
             (F32(x), F32(o)) => (math_kind(k).0)(&x[..n], &mut o[..n]),
@@ -276,20 +310,20 @@ macro_rules! float_mod {
 float_mod!(f32, f64);
 
 /// Applies a two-operand kind to the first `n` values of `x` and `y`, of
-/// dtype `d` (whose width bounds the shifts).
-pub fn binary(k: Binary, d: Dtype, x: &ColRef, y: &ColRef, out: &mut ColMut, n: usize) {
+/// dtype `d` (whose width bounds the shifts), storing as `store` says.
+pub fn binary(k: Binary, d: Dtype, x: &ColRef, y: &ColRef, out: &mut ColMut, n: usize, store: Store) {
     use Column::*;
     if k.is_comparison() {
         let Bool(o) = out else { mismatch("a comparison") };
         macro_rules! cmp {
             ($x:ident, $y:ident) => {
                 match k {
-                    Binary::Eq => map2($x, $y, o, n, |a, b| Arith::eq(a, b)),
-                    Binary::Ne => map2($x, $y, o, n, |a, b| !Arith::eq(a, b)),
-                    Binary::Lt => map2($x, $y, o, n, |a, b| Arith::lt(a, b)),
-                    Binary::Le => map2($x, $y, o, n, |a, b| Arith::lt(a, b) || Arith::eq(a, b)),
-                    Binary::Gt => map2($x, $y, o, n, |a, b| Arith::lt(b, a)),
-                    _ => map2($x, $y, o, n, |a, b| Arith::lt(b, a) || Arith::eq(a, b)),
+                    Binary::Eq => map2($x, $y, o, n, store, |a, b| Arith::eq(a, b)),
+                    Binary::Ne => map2($x, $y, o, n, store, |a, b| !Arith::eq(a, b)),
+                    Binary::Lt => map2($x, $y, o, n, store, |a, b| Arith::lt(a, b)),
+                    Binary::Le => map2($x, $y, o, n, store, |a, b| Arith::lt(a, b) || Arith::eq(a, b)),
+                    Binary::Gt => map2($x, $y, o, n, store, |a, b| Arith::lt(b, a)),
+                    _ => map2($x, $y, o, n, store, |a, b| Arith::lt(b, a) || Arith::eq(a, b)),
                 }
             };
         }
@@ -298,21 +332,21 @@ pub fn binary(k: Binary, d: Dtype, x: &ColRef, y: &ColRef, out: &mut ColMut, n: 
     macro_rules! arith {
         ($x:ident, $y:ident, $o:ident) => {
             match k {
-                Binary::Add => map2($x, $y, $o, n, Arith::add),
-                Binary::Sub => map2($x, $y, $o, n, Arith::sub),
-                Binary::Mul => map2($x, $y, $o, n, Arith::mul),
-                Binary::Div => map2($x, $y, $o, n, Arith::div),
-                Binary::Maximum => map2($x, $y, $o, n, Arith::max),
-                _ => map2($x, $y, $o, n, Arith::min),
+                Binary::Add => map2($x, $y, $o, n, store, Arith::add),
+                Binary::Sub => map2($x, $y, $o, n, store, Arith::sub),
+                Binary::Mul => map2($x, $y, $o, n, store, Arith::mul),
+                Binary::Div => map2($x, $y, $o, n, store, Arith::div),
+                Binary::Maximum => map2($x, $y, $o, n, store, Arith::max),
+                _ => map2($x, $y, $o, n, store, Arith::min),
             }
         };
     }
     macro_rules! bits {
         ($x:ident, $y:ident, $o:ident) => {
             match k {
-                Binary::And | Binary::BitAnd => map2($x, $y, $o, n, |a, b| a & b),
-                Binary::Or | Binary::BitOr => map2($x, $y, $o, n, |a, b| a | b),
-                _ => map2($x, $y, $o, n, |a, b| a ^ b),
+                Binary::And | Binary::BitAnd => map2($x, $y, $o, n, store, |a, b| a & b),
+                Binary::Or | Binary::BitOr => map2($x, $y, $o, n, store, |a, b| a | b),
+                _ => map2($x, $y, $o, n, store, |a, b| a ^ b),
             }
         };
     }
@@ -320,13 +354,13 @@ pub fn binary(k: Binary, d: Dtype, x: &ColRef, y: &ColRef, out: &mut ColMut, n: 
     macro_rules! shift {
         ($x:ident, $y:ident, $o:ident) => {
             if k == Binary::Shl {
-                map2($x, $y, $o, n, |a, b| {
+                map2($x, $y, $o, n, store, |a, b| {
                     let s = b as i128;
                     if s < 0 || s >= width { 0 } else { a.wrapping_shl(s as u32) }
                 })
             } else {
                 #[allow(unused_comparisons)]
-                map2($x, $y, $o, n, |a, b| {
+                map2($x, $y, $o, n, store, |a, b| {
                     let s = b as i128;
                     if s < 0 || s >= width {
                         if a < 0 { !0 } else { 0 }
@@ -355,7 +389,7 @@ pub fn binary(k: Binary, d: Dtype, x: &ColRef, y: &ColRef, out: &mut ColMut, n: 
     }
     macro_rules! modulo {
         ($x:ident, $y:ident, $o:ident) => {
-            map2($x, $y, $o, n, FloorMod::floor_mod)
+            map2($x, $y, $o, n, store, FloorMod::floor_mod)
         };
     }
     match k {
@@ -454,8 +488,41 @@ mod tests {
     fn bin(k: Binary, d: Dtype, x: Col, y: Col) -> Col {
         let n = x.len();
         let mut out = Col::new(d, n);
-        binary(k, d, &x.as_ref(), &y.as_ref(), &mut out.as_mut(), n);
+        binary(k, d, &x.as_ref(), &y.as_ref(), &mut out.as_mut(), n, Store::Cached);
         out
+    }
+
+    #[test]
+    fn streamed_stores_write_the_values_of_plain_ones() {
+        // Long enough for whole chunks between a head and a tail written
+        // in place (stream::fill's own test takes every offset).
+        let n = 1000;
+        let f32s = |s: f32| Col::F32((0..n).map(|i| (i as f32 - 400.5) * s).collect());
+        let f64s = |s: f64| Col::F64((0..n).map(|i| (i as f64 - 400.5) * s).collect());
+        let i32s = |s: i32| Col::I32((0..n as i32).map(|i| (i - 400) * s).collect());
+        let c64s = |s: f64| Col::C64((0..n).map(|i| C64::new(i as f64 * s, -s)).collect());
+        let cases = [
+            (Dtype::Float32, f32s(0.25), f32s(-1.5), vec![Binary::Add, Binary::Sub, Binary::Mul, Binary::Div, Binary::Maximum]),
+            (Dtype::Float64, f64s(0.25), f64s(3.0), vec![Binary::Add, Binary::Div, Binary::Minimum, Binary::Mod]),
+            (Dtype::Int32, i32s(3), i32s(-7), vec![Binary::Add, Binary::Mul, Binary::BitXor, Binary::Shl, Binary::Mod]),
+            (Dtype::Complex128, c64s(0.5), c64s(2.0), vec![Binary::Add, Binary::Mul]),
+        ];
+        for (d, x, y, kinds) in cases {
+            for k in kinds {
+                let (mut plain, mut streamed) = (Col::new(d, n), Col::new(d, n));
+                binary(k, d, &x.as_ref(), &y.as_ref(), &mut plain.as_mut(), n, Store::Cached);
+                binary(k, d, &x.as_ref(), &y.as_ref(), &mut streamed.as_mut(), n, Store::Streamed);
+                stream::fence();
+                assert_eq!(plain, streamed, "{k:?} {d:?}");
+            }
+            for k in [Unary::Neg, Unary::Square, Unary::Sign] {
+                let (mut plain, mut streamed) = (Col::new(d, n), Col::new(d, n));
+                unary(k, &x.as_ref(), &mut plain.as_mut(), n, Store::Cached);
+                unary(k, &x.as_ref(), &mut streamed.as_mut(), n, Store::Streamed);
+                stream::fence();
+                assert_eq!(plain, streamed, "{k:?} {d:?}");
+            }
+        }
     }
 
     #[test]

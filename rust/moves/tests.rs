@@ -414,7 +414,7 @@ fn binary(k: Binary, d: Dtype, x: u128, y: u128) -> u128 {
     unsafe {
         crate::loops::memio::load(m, d, 0, 1, 1, &mut a.as_mut());
         crate::loops::memio::load(m, d, 1, 1, 1, &mut b.as_mut());
-        ops::binary(k, d, &a.as_ref(), &b.as_ref(), &mut o.as_mut(), 1);
+        ops::binary(k, d, &a.as_ref(), &b.as_ref(), &mut o.as_mut(), 1, ops::Store::Cached);
         o.as_mut().settle(d, 1);
         crate::loops::memio::store(m, d, 2, 1, 1, &o.as_ref());
     }

@@ -17,6 +17,8 @@ use crate::loops::column::{wrap_i4, ColMut, ColRef, Column, C32, C64};
 use crate::core::dtype::{Dtype, Family};
 use crate::each_col;
 use crate::core::narrow::Narrow;
+use crate::core::stream;
+use crate::loops::ops::Store;
 
 mod to_int32;
 
@@ -326,8 +328,18 @@ macro_rules! from_any {
 /// baseline's ran faster. float32 into int32 itself now takes its own loop
 /// (`to_int32`), which reads `wide` the same way.
 pub fn cast(from: Dtype, to: Dtype, x: &ColRef, out: &mut ColMut, n: usize, wide: bool) {
+    cast_stored(from, to, x, out, n, wide, Store::Cached)
+}
+
+/// [`cast`], storing as `store` says (`ops::Store`) where it casts float32
+/// into int32; the other casts store plainly.
+pub fn cast_stored(from: Dtype, to: Dtype, x: &ColRef, out: &mut ColMut, n: usize, wide: bool, store: Store) {
     if let (Dtype::Float32, Dtype::Int32, Column::F32(s), Column::I32(o)) = (from, to, x, &mut *out) {
-        return to_int32::convert(&s[..n], &mut o[..n], wide);
+        let s = &s[..n];
+        return match store {
+            Store::Cached => to_int32::convert(s, &mut o[..n], wide),
+            Store::Streamed => stream::fill(&mut o[..n], |part, at| to_int32::convert(&s[at..at + part.len()], part, wide)),
+        };
     }
     if wide {
         cast_widest(from, to, x, out, n)
@@ -409,6 +421,20 @@ mod tests {
         let mut out = Col::new(to, n);
         cast(from, to, &x.as_ref(), &mut out.as_mut(), n, true);
         out
+    }
+
+    #[test]
+    fn float32_into_int32_streamed_gives_the_values_stored_plainly() {
+        let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 2147483648.0, -2147483904.0, -0.0, 1e-45, 2.5, -2.5];
+        let x = Col::F32((0..1000).map(|i| if i % 7 == 0 { specials[i / 7 % specials.len()] } else { (i as f32 - 500.25) * 4.5e6 }).collect());
+        let (mut plain, mut streamed) = (Col::new(Dtype::Int32, 1000), Col::new(Dtype::Int32, 1000));
+        for n in [1000, 999, 70] {
+            cast(Dtype::Float32, Dtype::Int32, &x.as_ref(), &mut plain.as_mut(), n, false);
+            cast_stored(Dtype::Float32, Dtype::Int32, &x.as_ref(), &mut streamed.as_mut(), n, false, Store::Streamed);
+            stream::fence();
+            assert_eq!(plain, streamed, "{n} values");
+        }
+        assert_eq!(plain, cast1(Dtype::Float32, Dtype::Int32, x));
     }
 
     #[test]

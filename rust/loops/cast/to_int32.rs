@@ -26,7 +26,9 @@ const TWO_31: f32 = 2_147_483_648.0;
 const AHEAD: usize = 64;
 
 /// `x[i] as i32` into `out[i]` for each i (the slices of one length),
-/// AVX-512's form where `wide` and the CPU has it, else AVX2's.
+/// AVX-512's form where `wide` and the CPU has it, else AVX2's. Inlined:
+/// a streamed cast calls it a chunk at a time (`stream::fill`).
+#[inline]
 pub(super) fn convert(x: &[f32], out: &mut [i32], wide: bool) {
     assert_eq!(x.len(), out.len(), "to_int32::convert: the slices differ in length");
     // Where x and out lie alike within their cache lines, the elements

@@ -99,8 +99,8 @@ fn reference(prog: &Prog, dsts: &[View], loads: &[View]) {
                 },
                 Node::Const(c) => *out = constant_column(c.dtype, c.lo, c.hi, 1),
                 Node::Coord(a) => *out = Col::I64(vec![idx[a] as i64]),
-                Node::Unary(k, x) => ops::unary(k, &done[x].as_ref(), &mut out.as_mut(), 1),
-                Node::Binary(k, x, y) => ops::binary(k, prog.dtypes[x], &done[x].as_ref(), &done[y].as_ref(), &mut out.as_mut(), 1),
+                Node::Unary(k, x) => ops::unary(k, &done[x].as_ref(), &mut out.as_mut(), 1, ops::Store::Cached),
+                Node::Binary(k, x, y) => ops::binary(k, prog.dtypes[x], &done[x].as_ref(), &done[y].as_ref(), &mut out.as_mut(), 1, ops::Store::Cached),
                 Node::Where(c, x, y) => ops::select(&done[c].as_ref(), &done[x].as_ref(), &done[y].as_ref(), &mut out.as_mut(), 1),
                 Node::Cast(d, x) => cast::cast(prog.dtypes[x], d, &done[x].as_ref(), &mut out.as_mut(), 1, false),
             }
@@ -444,9 +444,10 @@ fn a_broadcast_axis_the_pad_leaves_alone_is_held_at_one_element() {
 }
 
 /// A loop too large for the caches takes other tiles (long ones through a
-/// transcendental kind, shorter ones otherwise); its results are those of
-/// the same program run piece by piece over pieces that the caches hold,
-/// which take whole tiles.
+/// transcendental kind, shorter ones otherwise) and writes its destination
+/// by non-temporal stores; its results are those of the same program run
+/// piece by piece over pieces that the caches hold, which take whole tiles
+/// and plain stores.
 #[test]
 fn results_do_not_depend_on_the_tile() {
     let (f32, f64) = (Dtype::Float32, Dtype::Float64);
