@@ -105,9 +105,8 @@ pub fn fill<U: Copy + Default>(out: &mut [U], mut f: impl FnMut(&mut [U], usize)
 }
 
 /// Orders the thread's earlier non-temporal stores ([`stream`], [`fill`])
-/// before its
-/// later stores, so that a part that streamed has written memory when the
-/// pool sees it end.
+/// before its later stores, so that a part that streamed has written
+/// memory when the pool sees it end.
 #[inline]
 pub fn fence() {
     #[cfg(target_arch = "x86_64")]
