@@ -2,7 +2,8 @@
 //! `cargo test --release --no-default-features --lib map::bench -- --ignored --nocapture`
 //! (`MAP_BENCH=add,exp` keeps the cases whose names are listed,
 //! `MAP_SIDES=32,316` those of the sides listed, `MAP_THREADS=2` runs on
-//! two threads). The
+//! two threads, `MAP_IDLE_US=2000` times single calls that far apart, the
+//! median and least of 200, where the pool's threads have gone to sleep). The
 //! benchmarks against numpy are in `bench/`; this is for working on the loop.
 //! Times on one thread are its CPU time, which other processes sharing the
 //! machine disturb less than the wall clock does; on several, wall-clock.
@@ -114,6 +115,20 @@ fn bench() {
         call();
         if let Some(way) = streaming::choice() {
             println!("(streaming from memory: {way:?})");
+        }
+        if let Some(idle) = std::env::var("MAP_IDLE_US").ok().and_then(|t| t.parse().ok()) {
+            // Calls apart: the pool's helpers asleep where idle passes LINGER.
+            let mut times: Vec<f64> = (0..200)
+                .map(|_| {
+                    std::thread::sleep(std::time::Duration::from_micros(idle));
+                    let wall = std::time::Instant::now();
+                    call();
+                    wall.elapsed().as_secs_f64()
+                })
+                .collect();
+            times.sort_by(f64::total_cmp);
+            println!("{name:6} {:8} {side:5}²  {:10.3} µs median, {:10.3} µs least, a call {idle} µs after the last", d.name(), times[100] * 1e6, times[0] * 1e6);
+            continue;
         }
         let reps = (100_000_000 / n).clamp(3, 100_000);
         let best = (0..5)

@@ -190,6 +190,9 @@ fn check(prog: Prog, shape: &[usize], seed: u64) {
         reference(&prog, &want, &loads);
         for threads in [1, 3] {
             pool::set_threads(threads).unwrap();
+            // Helpers woken, so that they linger: a loop shorter than
+            // PARALLEL_MIN shares its tiles with them alone.
+            pool::run_parts(threads, |_| {});
             plan(prog.clone(), got.clone(), loads.clone()).unwrap().run().unwrap();
             for k in 0..got.len() {
                 let d = got[k].layout.dtype;
@@ -249,6 +252,19 @@ fn loops_split_over_threads_match_the_reference() {
     assert!(shape.iter().product::<usize>() >= PARALLEL_MIN);
     let nodes = vec![Node::Load(0), Node::Load(1), Node::Unary(Unary::Exp, 0), Node::Binary(Binary::Add, 2, 1)];
     check(Prog::new(vec![f, f], nodes, vec![3]).unwrap(), &shape, 19);
+}
+
+/// A loop past the size from which it shares its tiles with lingering
+/// threads, short of the one from which it wakes them: the reference's
+/// results under one and three threads.
+#[test]
+fn loops_shared_with_lingering_threads_match_the_reference() {
+    let f = Dtype::Float64;
+    let shape = [90, 400];
+    let size = shape.iter().product::<usize>();
+    assert!((SHARED_MIN..PARALLEL_MIN).contains(&size));
+    let nodes = vec![Node::Load(0), Node::Load(1), Node::Binary(Binary::Mul, 0, 1), Node::Unary(Unary::Sqrt, 2)];
+    check(Prog::new(vec![f, f], nodes, vec![3]).unwrap(), &shape, 23);
 }
 
 /// Loops whose operands are strided along the innermost axis run their
