@@ -267,6 +267,26 @@ fn loops_shared_with_lingering_threads_match_the_reference() {
     check(Prog::new(vec![f, f], nodes, vec![3]).unwrap(), &shape, 23);
 }
 
+/// A loop that computes one value in place from the caches, of rows
+/// longer than a tile: on one thread whole rows, on three shared tiles;
+/// the reference's results either way, and a second value keeps its
+/// tiles.
+#[test]
+fn one_pass_loops_in_whole_rows_match_the_reference() {
+    let f = Dtype::Float32;
+    let shape = [2, 3 * TILE_LONG + 5];
+    let mut bufs: Vec<Buf> = (0..3).map(|_| Buf::zeros(4 * shape[0] * shape[1])).collect();
+    let add = Prog::new(vec![f, f], vec![Node::Load(0), Node::Load(1), Node::Binary(Binary::Add, 0, 1)], vec![2]).unwrap();
+    let two = Prog::new(vec![f], vec![Node::Load(0), Node::Unary(Unary::Neg, 0), Node::Unary(Unary::Abs, 0)], vec![1, 2]).unwrap();
+    let views: Vec<View> = bufs.iter_mut().map(|b| View::new(Layout::contiguous(f, &shape), b.memory()).unwrap()).collect();
+    let lp = loop_of(&plan(add.clone(), vec![views[0].clone()], views[1..].to_vec()).unwrap());
+    assert!(lp.tiling == Tiling::CachedInPlace && lp.tile < lp.inner && lp.one_pass_in_place(&add));
+    let lp = loop_of(&plan(two.clone(), views[..2].to_vec(), views[2..].to_vec()).unwrap());
+    assert!(lp.tiling == Tiling::CachedInPlace && !lp.one_pass_in_place(&two));
+    check(add, &shape, 29);
+    check(two, &shape, 31);
+}
+
 /// Loops whose operands are strided along the innermost axis run their
 /// rows in blocks, partial ones too, and may take another axis as the
 /// innermost: the results are the reference's.
