@@ -17,6 +17,7 @@ use crate::core::dtype::Dtype;
 use crate::core::layout::Memory;
 use crate::core::narrow::Narrow;
 use crate::core::transpose;
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Bytes an element of a whole-byte dtype takes when its register type
@@ -147,6 +148,25 @@ pub unsafe fn store_transposed(mem: Memory, d: Dtype, start: isize, step: isize,
 /// through a buffer on the stack.
 const CHUNK: usize = 512;
 
+/// A buffer of [`CHUNK`] values on the stack, none set yet.
+fn chunk<T>() -> [MaybeUninit<T>; CHUNK] {
+    [const { MaybeUninit::uninit() }; CHUNK]
+}
+
+/// The first `k` values of `buf`, set to zero: those alone, so that a
+/// short run (a row of a small transposed block, 32 elements) clears no
+/// more of the buffer than it uses (clearing all of it took a 32x32
+/// transposed cast into float16 half its time).
+fn first<T: Copy + Default>(buf: &mut [MaybeUninit<T>; CHUNK], k: usize) -> &mut [T] {
+    let head = &mut buf[..k];
+    for x in head.iter_mut() {
+        x.write(T::default());
+    }
+    // SAFETY: every one of the k values was just written, and
+    // `MaybeUninit<T>` has `T`'s layout.
+    unsafe { &mut *(std::ptr::from_mut(head) as *mut [T]) }
+}
+
 /// The element indices `start + i * step` for `i < n`.
 #[inline]
 fn indices(start: isize, step: isize, n: usize) -> impl Iterator<Item = isize> {
@@ -202,24 +222,27 @@ pub unsafe fn load(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, c
             let w = Narrow::of(d).expect("a narrow float in a float32 column");
             // The elements' bits are gathered into a buffer, a chunk at a
             // time, then decoded in one loop.
-            let (mut wide, mut bytes) = ([0u16; CHUNK], [0u8; CHUNK]);
+            let (mut wide, mut bytes) = (chunk::<u16>(), chunk::<u8>());
             for (c, out) in v[..n].chunks_mut(CHUNK).enumerate() {
                 let (at, k) = (start + (c * CHUNK) as isize * step, out.len());
                 match w.bits() {
                     16 => {
+                        let wide = first(&mut wide, k);
                         // SAFETY: elements at + j * step for j < k lie in
                         // the buffer (caller), 2 bytes each; `wide` holds k.
                         unsafe { copy_elements(2, base.offset(2 * at), 2 * step, wide.as_mut_ptr().cast(), 2, k) };
-                        w.decode_slice(&wide[..k], out);
+                        w.decode_slice(wide, out);
                     }
                     8 => {
+                        let bytes = first(&mut bytes, k);
                         // SAFETY: as above, a byte each.
                         unsafe { copy_elements(1, base.offset(at), step, bytes.as_mut_ptr(), 1, k) };
-                        w.decode_bytes(&bytes[..k], out);
+                        w.decode_bytes(bytes, out);
                     }
                     _ => {
-                        bytes[..k].iter_mut().zip(indices(at, step, k)).for_each(|(b, i)| *b = nibble(i));
-                        w.decode_bytes(&bytes[..k], out);
+                        let bytes = first(&mut bytes, k);
+                        bytes.iter_mut().zip(indices(at, step, k)).for_each(|(b, i)| *b = nibble(i));
+                        w.decode_bytes(bytes, out);
                     }
                 }
             }
@@ -304,24 +327,27 @@ pub unsafe fn store(mem: Memory, d: Dtype, start: isize, step: isize, n: usize, 
             let w = Narrow::of(d).expect("a narrow float in a float32 column");
             // A chunk at a time, the values are encoded in one loop into a
             // buffer, then its bits scattered to their elements.
-            let (mut wide, mut bytes) = ([0u16; CHUNK], [0u8; CHUNK]);
+            let (mut wide, mut bytes) = (chunk::<u16>(), chunk::<u8>());
             for (c, x) in v[..n].chunks(CHUNK).enumerate() {
                 let (at, k) = (start + (c * CHUNK) as isize * step, x.len());
                 match w.bits() {
                     16 => {
-                        w.encode_f32_slice(x, &mut wide[..k]);
+                        let wide = first(&mut wide, k);
+                        w.encode_f32_slice(x, wide);
                         // SAFETY: elements at + j * step for j < k lie in
                         // the buffer and are this thread's (caller), 2 bytes
                         // each; `wide` holds k.
                         unsafe { copy_elements(2, wide.as_ptr().cast(), 2, base.offset(2 * at), 2 * step, k) };
                     }
                     8 => {
-                        w.encode_f32_bytes(x, &mut bytes[..k]);
+                        let bytes = first(&mut bytes, k);
+                        w.encode_f32_bytes(x, bytes);
                         // SAFETY: as above, a byte each.
                         unsafe { copy_elements(1, bytes.as_ptr(), 1, base.offset(at), step, k) };
                     }
                     _ => {
-                        w.encode_f32_bytes(x, &mut bytes[..k]);
+                        let bytes = first(&mut bytes, k);
+                        w.encode_f32_bytes(x, bytes);
                         // SAFETY: as above, elements of 4 bits.
                         unsafe { store_packed(base, 4, at, step, k, |j| bytes[j]) };
                     }

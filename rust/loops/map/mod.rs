@@ -692,8 +692,11 @@ impl Loop {
         let view = |op: usize| if op < n_dsts { &p.dsts[op] } else { &loads[op - n_dsts] };
         let mut extents = Table::from_fn(p.shape.len(), |a| p.shape[a]);
         let mut steps = Table::from_fn(p.shape.len() * n, |i| view(i % n).layout.strides[i / n]);
+        let runs = (0..n).map(|op| view(op).layout.dtype.bytes().max(1)).sum();
+        let size = p.shape.iter().product();
         if p.prog.max_coord_axis().is_none() {
-            innermost_by_strides(extents.as_mut_slice(), steps.as_mut_slice(), n, |op| view(op).layout.dtype.bits());
+            let cached = !streams(runs, size);
+            innermost_by_strides(extents.as_mut_slice(), steps.as_mut_slice(), n, |op| stride_weight(view(op).layout.dtype, cached));
             let kept = merge_axes(extents.as_mut_slice(), steps.as_mut_slice(), n);
             extents.truncate(kept);
             steps.truncate(kept * n);
@@ -720,8 +723,6 @@ impl Loop {
             }
         });
         let strided = ops.as_slice().iter().any(Operand::strided);
-        let runs = ops.iter().map(|o| o.dtype.bytes().max(1)).sum();
-        let size = p.shape.iter().product();
         let last_outer = r.checked_sub(1).map(|a| extents.as_slice()[a]);
         let blocked = strided && streams(runs, size);
         // An operand strided along the innermost axis whose rows lie side
@@ -1180,20 +1181,38 @@ fn read_in_place(prog: &Prog, in_place: &[bool]) -> Table<bool> {
 }
 
 /// Moves to the innermost place the axis along which the most operand
-/// bytes lie next to each other (the last axis where none does better):
-/// a transposed operand read into a contiguous destination, say, is then
-/// read along its rows and the destination written along its columns.
-/// `steps` holds the `n` operands' steps axis by axis; `bits(op)` is the
-/// bits of operand `op`'s elements.
-fn innermost_by_strides(extents: &mut [usize], steps: &mut [isize], n: usize, bits: impl Fn(usize) -> usize) {
+/// bytes lie next to each other (the last axis where none does better),
+/// each operand's weighed by `weight(op)` ([`stride_weight`]): a
+/// transposed operand read into a contiguous destination of its dtype,
+/// say, is then read along its rows and the destination written along its
+/// columns. `steps` holds the `n` operands' steps axis by axis.
+fn innermost_by_strides(extents: &mut [usize], steps: &mut [isize], n: usize, weight: impl Fn(usize) -> usize) {
     let Some(last) = extents.len().checked_sub(1) else { return };
     let unit_bytes = |a: usize| -> usize {
-        let unit = |op: usize| (steps[a * n + op].unsigned_abs() == 1).then(|| bits(op));
+        let unit = |op: usize| (steps[a * n + op].unsigned_abs() == 1).then(|| weight(op));
         if extents[a] > 1 { (0..n).filter_map(unit).sum() } else { 0 }
     };
     let best = (0..last).rev().fold(last, |b, a| if unit_bytes(a) > unit_bytes(b) { a } else { b });
     extents[best..].rotate_left(1);
     steps[best * n..].rotate_left(n);
+}
+
+/// The weight of an operand of dtype `d` in [`innermost_by_strides`]: its
+/// elements' bits, eight times over in a loop whose operands fit the
+/// caches (`cached`, see [`streams`]) where a strided run of them moves one
+/// element at a time rather than through transposed tiles
+/// ([`memio::tiles_transposed`]: narrow floats, bool, sub-byte dtypes).
+/// A float32 matrix transposed into float16, read along its rows, wrote
+/// its float16 elements one by one, a run's fixed cost each; along the
+/// destination's rows, the float32 side moves by tiles. Streamed from
+/// memory, the wide side read along its rows and the narrow one written
+/// in blocks of rows ([`BLOCK_ROWS`]) ran faster.
+fn stride_weight(d: Dtype, cached: bool) -> usize {
+    if cached && memio::tiles_transposed(d).is_none() {
+        8 * d.bits()
+    } else {
+        d.bits()
+    }
 }
 
 /// Merges neighbouring axes that every one of `n` operands steps through as

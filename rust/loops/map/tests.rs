@@ -639,6 +639,33 @@ fn long_transposed_rows_move_by_tiles() {
     check(add, &[45, 260], 17);
 }
 
+/// A cached loop between a transposed operand of transposed tiles and
+/// one without (a narrow float, bool) runs along the latter's rows, the
+/// former moving by tiles; a streamed one along the wider side's rows, as
+/// before. Either way the results are the reference's.
+#[test]
+fn narrow_operands_of_cached_transposes_run_along_their_rows() {
+    let (f, h) = (Dtype::Float32, Dtype::Float16);
+    let cast = |from, to| Prog::new(vec![from], vec![Node::Load(0), Node::Cast(to, 0)], vec![1]).unwrap();
+    let (mut src, mut dst) = (Buf::zeros(4 * 32 * 32), Buf::zeros(4 * 32 * 32));
+    let t = Layout { strides: vec![1, 32], ..Layout::contiguous(f, &[32, 32]) };
+    let x = View::new(t, src.memory()).unwrap();
+    let z = View::new(Layout::contiguous(h, &[32, 32]), dst.memory()).unwrap();
+    let lp = loop_of(&plan(cast(f, h), vec![z], vec![x]).unwrap());
+    assert_eq!((lp.ops[0].inner, lp.ops[1].inner), (1, 32), "the float16 destination along its rows");
+    // Streamed, the float32 operand's rows (axis 0 here) go innermost.
+    let (mut extents, mut steps) = ([3162, 3162], [3162, 1, 1, 3162]);
+    innermost_by_strides(&mut extents, &mut steps, 2, |op| stride_weight([h, f][op], false));
+    assert_eq!(steps, [1, 3162, 3162, 1]);
+    let (mut extents, mut steps) = ([3162, 3162], [3162, 1, 1, 3162]);
+    innermost_by_strides(&mut extents, &mut steps, 2, |op| stride_weight([h, f][op], true));
+    assert_eq!(steps, [3162, 1, 1, 3162]);
+    for (d, e) in [(f, h), (h, f), (f, Dtype::Bool), (Dtype::Bool, Dtype::Float64), (Dtype::Int4, f)] {
+        check(cast(d, e), &[32, 32], d as u64 + 3);
+        check(cast(d, e), &[131, 300], d as u64 + 5);
+    }
+}
+
 #[test]
 fn cached_bytes_lie_within_their_bounds() {
     let c = cached_bytes();
