@@ -38,12 +38,15 @@ let set_word b w x =
   set64_unchecked b (8 * w) (if Sys.big_endian then swap64 x else x)
 
 (* Each view's words: dtype, buffer index, rank, offset, shape, strides;
-   and the views' buffers, in order. Written in place: a call of few small
-   operands spends most of its time outside its kernel. *)
-let views_by n (get : int -> Nx_array.any) =
+   and the views' buffers, in order. Written in place, reading [arrays]
+   directly (through an accessor, each of a small map's ~10 reads was a
+   closure's call): a call of few small operands spends most of its time
+   outside its kernel. *)
+let views (arrays : Nx_array.any array) =
+  let n = Array.length arrays in
   let words = ref 0 in
   for i = 0 to n - 1 do
-    let (Nx_array.Any a) = get i in
+    let (Nx_array.Any a) = arrays.(i) in
     words := !words + 4 + (2 * Nx_array.rank a)
   done;
   let b = Bytes.create (8 * !words) in
@@ -51,7 +54,7 @@ let views_by n (get : int -> Nx_array.any) =
   let put = set_word b in
   let w = ref 0 in
   for i = 0 to n - 1 do
-    let (Nx_array.Any a) = get i in
+    let (Nx_array.Any a) = arrays.(i) in
     let r = Nx_array.rank a and at = !w in
     put at (Nx_array.Dtype.code (Nx_array.dtype a));
     put (at + 1) i;
@@ -63,7 +66,7 @@ let views_by n (get : int -> Nx_array.any) =
     done;
     w := at + 4 + (2 * r)
   done;
-  let buffer i = let (Nx_array.Any a) = get i in Nx_array.buffer a in
+  let buffer i = let (Nx_array.Any a) = arrays.(i) in Nx_array.buffer a in
   (* Built in place for a call of few operands: [Array.init] calls the runtime. *)
   let buffers =
     match n with
@@ -74,8 +77,6 @@ let views_by n (get : int -> Nx_array.any) =
     | n -> Array.init n buffer
   in
   (b, buffers)
-
-let views (arrays : Nx_array.any array) = views_by (Array.length arrays) (Array.get arrays)
 
 (* Each load's pad: 0, or 1, the befores' count and befores, the afters'
    count and afters, the windows' count, three words a window (0 0 0 for
@@ -115,7 +116,14 @@ let operand = function Nx_kernel.Plain a | Nx_kernel.Padded (_, a) -> a
 (* The views of a call's arrays: [first]'s, then the loads' operands. *)
 let call_views first loads =
   let n = Iarray.length first in
-  views_by (n + Iarray.length loads) (fun i -> if i < n then Iarray.get first i else operand (Iarray.get loads (i - n)))
+  let get i = if i < n then Iarray.get first i else operand (Iarray.get loads (i - n)) in
+  (* In place where they are few, as [views]' buffers. *)
+  views
+    (match n + Iarray.length loads with
+    | 2 -> [| get 0; get 1 |]
+    | 3 -> [| get 0; get 1; get 2 |]
+    | 4 -> [| get 0; get 1; get 2; get 3 |]
+    | k -> Array.init k get)
 
 (* The kernels check every call in full (Nx_kernel.map_refusal's rules and
    the layouts against their buffers) before any write. *)

@@ -31,6 +31,7 @@ use crate::loops::prog::Prog;
 use crate::loops::reduce_loop;
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::thread::LocalKey;
 
@@ -206,13 +207,14 @@ pub trait Keepable: Call + Sized + 'static {
 }
 
 /// A thread's kept plans of one kind, boxed so that a plan taken from the
-/// shelf or put back moves as a pointer, not as its whole struct.
-#[allow(clippy::vec_box)]
-pub type Shelf<P> = RefCell<Vec<Box<Kept<P>>>>;
+/// shelf or put back moves as a pointer, not as its whole struct; a deque,
+/// so that taking the first and putting it back first moves none of the
+/// others.
+pub type Shelf<P> = RefCell<VecDeque<Box<Kept<P>>>>;
 
 thread_local! {
-    static MAPS: Shelf<map::Plan> = const { RefCell::new(Vec::new()) };
-    static REDUCTIONS: Shelf<reduce_loop::Plan> = const { RefCell::new(Vec::new()) };
+    static MAPS: Shelf<map::Plan> = const { RefCell::new(VecDeque::new()) };
+    static REDUCTIONS: Shelf<reduce_loop::Plan> = const { RefCell::new(VecDeque::new()) };
 }
 
 /// A plan type's [`Keepable`], by its own `rebind` and `run_kept`, on `shelf`.
@@ -260,8 +262,10 @@ pub fn kept<P: Keepable>(
     fresh: impl FnOnce() -> Result<(P, Vec<usize>), String>,
 ) -> Result<Box<Kept<P>>, String> {
     let found = P::shelf().with_borrow_mut(|shelf| {
-        let i = shelf.iter().position(|k| k.words.iter().zip(words).all(|(a, b)| same_bytes(a, b)))?;
-        Some(shelf.remove(i))
+        // By index: the deque's own iterator, over its two slices, cost
+        // more than the moves it spares.
+        let i = (0..shelf.len()).find(|&i| shelf[i].words.iter().zip(words).all(|(a, b)| same_bytes(a, b)))?;
+        shelf.remove(i)
     });
     match found {
         Some(mut k) => {
@@ -297,7 +301,7 @@ impl<P: Keepable> Call for Box<Kept<P>> {
         let r = self.plan.run_kept();
         P::shelf().with_borrow_mut(|shelf| {
             shelf.truncate(KEPT_PLANS - 1);
-            shelf.insert(0, self);
+            shelf.push_front(self);
         });
         r
     }

@@ -212,6 +212,15 @@ impl<T: Copy + Default> Table<T> {
             Table::Heap((0..n).map(f).collect())
         }
     }
+    /// `n` entries of `x`: stored a vector at a time where they fit in
+    /// place, where `from_fn` tests each of the sixteen places.
+    fn filled(n: usize, x: T) -> Table<T> {
+        if n <= MAX_OPERANDS {
+            Table::Inline([x; MAX_OPERANDS], n)
+        } else {
+            Table::Heap(vec![x; n])
+        }
+    }
     fn as_slice(&self) -> &[T] {
         match self {
             Table::Inline(a, n) => &a[..*n],
@@ -280,14 +289,14 @@ pub struct Plan {
     pads: Vec<Option<Pad>>,
     /// Plain loads to read from a copy, because a destination overlaps them
     /// otherwise than element for element.
-    copied: Vec<bool>,
+    copied: Table<bool>,
     /// The element spans of the destinations, then of the loads
     /// ([`Layout::span`]): a plan's layouts are fixed, its memory not.
     spans: Vec<Option<(i128, i128)>>,
     /// The byte ranges of the destinations, then of the loads, as called.
     ranges: Vec<Option<(usize, usize)>>,
     /// For each destination, whether a load reaches its bytes.
-    reached: Vec<bool>,
+    reached: Table<bool>,
     /// The loop of the last run over the plan's own loads and the
     /// streaming choice it was made under (see [`Plan::run_kept`]).
     last: Option<(Loop, Option<Streaming>)>,
@@ -413,7 +422,7 @@ pub fn plan_loads(prog: impl Into<Arc<Prog>>, dsts: Vec<View>, loads: Vec<Load>)
     // The views were checked to lie in their memory, so their spans are.
     let spans: Vec<_> = dsts.iter().chain(&loads).map(|v| v.layout.span().ok().flatten()).collect();
     let ranges = dsts.iter().chain(&loads).zip(&spans).map(|(v, &span)| v.byte_range_of(span)).collect();
-    let (copied, reached) = (vec![], vec![]);
+    let (copied, reached) = (Table::filled(0, false), Table::filled(0, false));
     let mut plan = Plan { prog, shape, dsts, loads, pads, copied, spans, ranges, reached, last: None, work: 0 };
     plan.work = plan.reckon_work();
     plan.bind()?;
@@ -433,10 +442,10 @@ impl Plan {
                 return Err(format!("destinations {j} and {k} overlap"));
             }
         }
-        self.copied.clear();
-        self.copied.resize(loads.len(), false);
-        self.reached.clear();
-        self.reached.resize(n, false);
+        // Tables, refilled by a few vector stores: vectors' `clear` and
+        // `resize` took ~80 instructions of a small map.
+        self.copied = Table::filled(loads.len(), false);
+        self.reached = Table::filled(n, false);
         // Which loads each destination meets: usually none.
         for (k, &d) in dst_ranges.iter().enumerate() {
             for (i, &l) in load_ranges.iter().enumerate() {
@@ -766,8 +775,9 @@ impl Loop {
     /// rest of the loop depends: the loop is then not to run.
     fn rebase<'v>(&mut self, views: impl Iterator<Item = &'v View>, reached: &[bool]) -> bool {
         let n_dsts = self.n_dsts;
+        let ops = self.ops.as_mut_slice();
         for (op, v) in views.enumerate() {
-            let o = &mut self.ops.as_mut_slice()[op];
+            let o = &mut ops[op];
             let moved = Operand { mem: v.memory, ..*o };
             let in_place = moved.can_be_in_place() && !(op < n_dsts && reached[op]);
             if in_place != o.in_place {
@@ -836,8 +846,12 @@ impl Loop {
         let rows = self.item_rows();
         let tiles = self.inner.div_ceil(self.tile);
         let (lo, items) = (first / self.tile, rows * tiles);
+        // Run here, as one part, without the pool's bookkeeping.
+        if !shared {
+            return self.run_items(prog, lo, items, rows, tiles);
+        }
         let left = items - lo;
-        let parts = if shared { (pool::threads() * 4).min(left) } else { 1 };
+        let parts = (pool::threads() * 4).min(left);
         let part = |part| {
             let (from, to) = (lo + left * part / parts, lo + left * (part + 1) / parts);
             self.run_items(prog, from, to, rows, tiles)
@@ -891,6 +905,14 @@ impl Loop {
     fn locate(&self, item: usize, rows: usize, tiles: usize, index: &mut [usize], base: &mut [isize]) -> (usize, usize, usize) {
         // One tile a row, the rows are the items; one outer axis, the
         // row is its index: a small loop of many rows spares the divisions.
+        // No outer axis: one row, whose tiles are the items.
+        if self.outer.is_empty() {
+            let j0 = item * self.tile;
+            for (b, o) in base.iter_mut().zip(self.ops.as_slice()) {
+                *b = o.offset + j0 as isize * o.inner;
+            }
+            return (j0, self.tile.min(self.inner - j0), 1);
+        }
         let (row, tile) = if tiles == 1 { (item, 0) } else { self.row_tile(item, rows, tiles) };
         let last = self.outer.len().wrapping_sub(1);
         if let [i] = index {
@@ -976,9 +998,11 @@ impl Loop {
         // Columns as long as the longest item: a small loop allocates little.
         // A loop of no column (of no constant, then) takes none.
         let width = self.stack * self.tile.min(self.inner);
+        // The tables as slices once, not matched at each entry's reading.
+        let (borrowed, direct, ops) = (self.borrowed.as_slice(), self.direct.as_slice(), self.ops.as_slice());
         // A node read and written in place, or a constant (its column
         // made below), needs no column of its own.
-        let own = |i: usize| !(self.borrowed[i] || self.direct[i].is_some() || matches!(prog.nodes[i], Node::Const(_)));
+        let own = |i: usize| !(borrowed[i] || direct[i].is_some() || matches!(prog.nodes[i], Node::Const(_)));
         let mut cols = if self.columnless { Vec::new() } else { column::take_all(&prog.dtypes, |i| if own(i) { width } else { 0 }) };
         for (i, node) in prog.nodes.iter().enumerate() {
             if let Node::Const(c) = node {
@@ -986,10 +1010,10 @@ impl Loop {
             }
         }
         let n_ops = self.ops.len();
-        let mut base = Table::from_fn(n_ops, |_| 0isize);
-        let mut ahead = Table::from_fn(n_ops, |_| 0isize);
-        let mut index = Table::from_fn(self.outer.len(), |_| 0usize);
-        let mut ahead_index = index.clone();
+        let mut base = Table::filled(n_ops, 0isize);
+        let mut ahead = Table::filled(n_ops, 0isize);
+        let mut index = Table::filled(self.outer.len(), 0usize);
+        let mut ahead_index = Table::filled(self.outer.len(), 0usize);
         for item in lo..hi {
             let (j0, m, k) = self.locate(item, rows, tiles, index.as_mut_slice(), base.as_mut_slice());
             let n = m * k;
@@ -1001,7 +1025,7 @@ impl Loop {
             for i in 0..prog.nodes.len() {
                 // A load read in place has nothing to do: its readers read
                 // its run.
-                if self.borrowed[i] {
+                if borrowed[i] {
                     continue;
                 }
                 // Of a columnless loop, both are empty: its nodes read
@@ -1011,7 +1035,7 @@ impl Loop {
                 // Node x's values: its load's run read in place, or its column.
                 let arg = |x: usize| -> ColRef<'_> {
                     match prog.nodes[x] {
-                        Node::Load(l) if self.borrowed[x] => {
+                        Node::Load(l) if borrowed[x] => {
                             let op = self.n_dsts + l;
                             // SAFETY: the run lies in load l's checked layout;
                             // nothing writes it during the item: no
@@ -1020,28 +1044,28 @@ impl Loop {
                             // nodes; another thread's destinations hold
                             // other elements, or overlap the load not at
                             // all (the plan reads it from a copy otherwise).
-                            unsafe { self.ops[op].run(base[op], n) }
+                            unsafe { ops[op].run(base[op], n) }
                         }
                         _ => done[x].as_ref(),
                     }
                 };
-                let mut out = match self.direct[i] {
+                let mut out = match direct[i] {
                     // SAFETY: the run lies in destination d's checked layout,
                     // which no load reaches (see `Loop::new`), no other
                     // destination overlaps, and no other thread writes
                     // (threads take distinct items); this column is the
                     // only one made of it.
-                    Some(d) => unsafe { self.ops[d].run_mut(base[d], n) },
+                    Some(d) => unsafe { ops[d].run_mut(base[d], n) },
                     None => rest[0].as_mut(),
                 };
                 // A destination's run written in place by a loop that
                 // streams from memory is written by non-temporal stores
                 // where the kind can (`ops::Store`).
-                let store = if self.direct[i].is_some() && self.streams_stores() { ops::Store::Streamed } else { ops::Store::Cached };
+                let store = if direct[i].is_some() && self.streams_stores() { ops::Store::Streamed } else { ops::Store::Cached };
                 match prog.nodes[i] {
                     Node::Load(l) => {
                         let op = self.n_dsts + l;
-                        let o = self.ops[op];
+                        let o = ops[op];
                         // The elements lie in load l's layout, checked
                         // against its memory by `View::new`; `out` is of
                         // its dtype's register type, of `width` values.
@@ -1080,10 +1104,10 @@ impl Loop {
                 }
             }
             for (d, &o) in prog.outputs.iter().enumerate() {
-                if self.direct[o] == Some(d) {
+                if direct[o] == Some(d) {
                     continue;
                 }
-                let (op, col) = (self.ops[d], cols[o].as_ref());
+                let (op, col) = (ops[d], cols[o].as_ref());
                 // The elements lie in destination d's checked layout; no
                 // other thread writes them (threads take distinct items,
                 // destinations do not overlap each other or map two indices
@@ -1159,7 +1183,7 @@ fn stacked_rows(last_outer: Option<usize>, inner: usize, coords: bool, blocked: 
 /// computed by a kind (not a load, constant or coordinate), the output of
 /// that destination alone, and read by no other node.
 fn written_in_place(prog: &Prog, in_place: &[bool]) -> Table<Option<usize>> {
-    let mut direct = Table::from_fn(prog.nodes.len(), |_| None);
+    let mut direct = Table::filled(prog.nodes.len(), None);
     for (k, &o) in prog.outputs.iter().enumerate() {
         let computed = !matches!(prog.nodes[o], Node::Load(_) | Node::Const(_) | Node::Coord(_));
         let once = prog.outputs.iter().filter(|&&p| p == o).count() == 1;

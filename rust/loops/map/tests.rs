@@ -287,6 +287,19 @@ fn one_pass_loops_in_whole_rows_match_the_reference() {
     check(two, &shape, 31);
 }
 
+/// A loop of no outer axis finds each tile's elements from its index alone
+/// (`Loop::locate`): over several tiles, reversed, broadcast and offset
+/// layouts, the reference's results.
+#[test]
+fn one_axis_loops_of_several_tiles_match_the_reference() {
+    let f = Dtype::Float32;
+    let nodes = vec![Node::Load(0), Node::Load(1), Node::Binary(Binary::Sub, 0, 1), Node::Unary(Unary::Sqrt, 2)];
+    let p = Prog::new(vec![f, f], nodes, vec![3]).unwrap();
+    for n in [1, TILE + 1, 3 * TILE_LONG + 7] {
+        check(p.clone(), &[n], 41 + n as u64);
+    }
+}
+
 /// Loops whose operands are strided along the innermost axis run their
 /// rows in blocks, partial ones too, and may take another axis as the
 /// innermost: the results are the reference's.
