@@ -127,12 +127,13 @@ impl Tiling {
     }
 }
 
-/// How a loop of `prog` of `size` elements, whose operands (destinations
-/// and loads) take `runs` bytes an element in all, walks its innermost
-/// axis, `strided` where an operand is, `in_place` where every node is a
-/// load read in place or a value written in place.
-fn tiling(prog: &Prog, runs: usize, size: usize, strided: bool, in_place: bool) -> Tiling {
-    if !streams(runs, size) {
+/// How a loop of `prog`, whose operands (destinations and loads) take
+/// `runs` bytes an element in all, walks its innermost axis: `streamed`
+/// where its operands stream from memory ([`streams`]), `strided` where
+/// an operand is, `in_place` where every node is a load read in place or
+/// a value written in place.
+fn tiling(prog: &Prog, runs: usize, streamed: bool, strided: bool, in_place: bool) -> Tiling {
+    if !streamed {
         if in_place { Tiling::CachedInPlace } else { Tiling::Cached }
     } else if strided {
         Tiling::Blocked(fitted_tile(prog, runs))
@@ -702,10 +703,9 @@ impl Loop {
         let mut extents = Table::from_fn(p.shape.len(), |a| p.shape[a]);
         let mut steps = Table::from_fn(p.shape.len() * n, |i| view(i % n).layout.strides[i / n]);
         let runs = (0..n).map(|op| view(op).layout.dtype.bytes().max(1)).sum();
-        let size = p.shape.iter().product();
+        let streamed = streams(runs, p.shape.iter().product());
         if p.prog.max_coord_axis().is_none() {
-            let cached = !streams(runs, size);
-            innermost_by_strides(extents.as_mut_slice(), steps.as_mut_slice(), n, |op| stride_weight(view(op).layout.dtype, cached));
+            innermost_by_strides(extents.as_mut_slice(), steps.as_mut_slice(), n, |op| stride_weight(view(op).layout.dtype, !streamed));
             let kept = merge_axes(extents.as_mut_slice(), steps.as_mut_slice(), n);
             extents.truncate(kept);
             steps.truncate(kept * n);
@@ -733,7 +733,7 @@ impl Loop {
         });
         let strided = ops.as_slice().iter().any(Operand::strided);
         let last_outer = r.checked_sub(1).map(|a| extents.as_slice()[a]);
-        let blocked = strided && streams(runs, size);
+        let blocked = strided && streamed;
         // An operand strided along the innermost axis whose rows lie side
         // by side, of values a transposed tile moves.
         let transposable = r > 0 && ops.as_slice().iter().enumerate().any(|(op, o)| o.strided() && steps.as_slice()[(r - 1) * n + op] == 1 && memio::tiles_transposed(o.dtype).is_some());
@@ -747,7 +747,7 @@ impl Loop {
         let direct = written_in_place(&p.prog, &in_place.as_slice()[..n_dsts]);
         let borrowed = read_in_place(&p.prog, &in_place.as_slice()[n_dsts..]);
         let columnless = (0..p.prog.nodes.len()).all(|i| borrowed.as_slice()[i] || direct.as_slice()[i].is_some());
-        let tiling = tiling(&p.prog, runs, size, strided, columnless);
+        let tiling = tiling(&p.prog, runs, streamed, strided, columnless);
         let (tile, prefetches) = tiling.tile(streaming::choice().unwrap_or(streaming::UNMEASURED));
         extents.truncate(r);
         steps.truncate(r * n);
