@@ -903,8 +903,6 @@ impl Loop {
     /// `base`; gives its first index on the innermost axis, the length of
     /// its rows and how many it stacks.
     fn locate(&self, item: usize, rows: usize, tiles: usize, index: &mut [usize], base: &mut [isize]) -> (usize, usize, usize) {
-        // One tile a row, the rows are the items; one outer axis, the
-        // row is its index: a small loop of many rows spares the divisions.
         // No outer axis: one row, whose tiles are the items.
         if self.outer.is_empty() {
             let j0 = item * self.tile;
@@ -913,6 +911,8 @@ impl Loop {
             }
             return (j0, self.tile.min(self.inner - j0), 1);
         }
+        // One tile a row, the rows are the items; one outer axis, the
+        // row is its index: a small loop of many rows spares the divisions.
         let (row, tile) = if tiles == 1 { (item, 0) } else { self.row_tile(item, rows, tiles) };
         let last = self.outer.len().wrapping_sub(1);
         if let [i] = index {
