@@ -113,17 +113,24 @@ impl ExpConsts for f64 {
     ];
 }
 
+/// `(r, c)` with `r + c = x - k ln2` to about twice the precision, `k`
+/// the integer nearest `x log2 e` (or next to it).
+#[inline(always)]
+fn less_k_ln2<T: ExpConsts>(x: T, k: T) -> (T, T) {
+    // Exact: the difference is a multiple of x's and LN2_HI's ulps below 1/2.
+    let rh = (-k).fma(T::LN2_HI, x);
+    let r = (-k).fma(T::LN2_LO, rh);
+    // r's rounding error.
+    (r, (-k).fma(T::LN2_LO, rh - r))
+}
+
 /// `(r, t, k)` with `exp(x + tail) = 2^k (1 + r + t)`, `k` integral,
 /// `|r| <= ln2 / 2` (a little more where rounding puts it), `t` small beside
 /// `r`, for `|x| < 2^(p - 3)` and a `tail` below `x`'s ulp.
 #[inline(always)]
 pub(crate) fn reduce_exp<T: ExpConsts>(x: T, tail: Option<T>) -> (T, T, T) {
     let k = (x * T::LOG2E).round_int();
-    // Exact: the difference is a multiple of x's and LN2_HI's ulps below 1/2.
-    let rh = (-k).fma(T::LN2_HI, x);
-    let r = (-k).fma(T::LN2_LO, rh);
-    // r's rounding error, so that r + c = x - k ln2 to about twice the precision.
-    let c = (-k).fma(T::LN2_LO, rh - r);
+    let (r, c) = less_k_ln2(x, k);
     let (r, c) = match tail {
         None => (r, c),
         Some(tail) => {
@@ -327,12 +334,7 @@ const EXP32_P: &[f32] = &[5.000000000e-01, 1.666666716e-01, 4.166646674e-02, 8.3
 fn exp32_fast(x: f32) -> f32 {
     // k = x log2 e rounded to an integer, ties to even, in kd's low bits.
     let kd = x.fma(f32::LOG2E, f32::SHIFTER);
-    let k = kd - f32::SHIFTER;
-    // As in [`reduce_exp`]: rh exact, r + c = x - k ln2 to about twice the
-    // precision.
-    let rh = (-k).fma(f32::LN2_HI, x);
-    let r = (-k).fma(f32::LN2_LO, rh);
-    let c = (-k).fma(f32::LN2_LO, rh - r);
+    let (r, c) = less_k_ln2(x, kd - f32::SHIFTER);
     let t = (r * r).fma(poly(r, EXP32_P), c);
     // 2^k from kd's bits: k + 127 in the exponent field (wrapping for an
     // argument not ordinary, whose result [`exp32`] discards).
@@ -391,6 +393,19 @@ fn exp_kind_fast<T: ExpKind>(x: T) -> T {
 #[inline(always)]
 fn exp_kind<T: ExpKind>(x: T) -> T {
     T::exp_kind(x)
+}
+
+/// [`exp_kind`]'s bits by a branch, for the scalar functions: an ordinary
+/// argument (nearly every one) computes the fast form alone, where
+/// [`exp32`]'s select, made for vectors, computes both, and [`exp64`]
+/// scales in two steps.
+#[inline(always)]
+fn exp_kind_scalar<T: ExpKind>(x: T) -> T {
+    if exp_ordinary(x) {
+        T::exp_kind_fast(x)
+    } else {
+        T::exp_kind(x)
+    }
 }
 
 /// `(y, k)` with `2^x = y 2^k` (before the rounding of the product), `k`
@@ -558,7 +573,7 @@ unsafe fn exp64_fast_x8(x: core::arch::x86_64::__m512d, table: &[core::arch::x86
 }
 
 super::split_kind! {
-    exp_ordinary, exp_kind_fast, exp_kind, exp_f32, exp_f64, exp_f32_slice, exp_f64_slice_portable,
+    exp_ordinary, exp_kind_fast, exp_kind / exp_kind_scalar, exp_f32, exp_f64, exp_f32_slice, exp_f64_slice_portable,
     /// The exponential `e^x`.
     ///
     /// Measured max error: 0.82 ulp (f32), 0.54 ulp (f64: 0.517 on the

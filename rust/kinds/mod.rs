@@ -296,18 +296,25 @@ impl Lane for f64 {
 /// Declares a unary kind of two paths (see [`map_split`]), generic
 /// implementations `$ord`, `$fast` and `$full`: its f32 and f64 scalar
 /// functions (`$full`) and their slice forms.
+/// `$full / $scalar` names the scalar functions' own implementation, where
+/// one of `$full`'s bits runs faster outside a vector loop.
 macro_rules! split_kind {
     ($ord:ident, $fast:ident, $full:ident, $f32:ident, $f64:ident, $s32:ident, $s64:ident, $(#[$doc:meta])*) => {
+        super::split_kind! {
+            $ord, $fast, $full / $full, $f32, $f64, $s32, $s64, $(#[$doc])*
+        }
+    };
+    ($ord:ident, $fast:ident, $full:ident / $scalar:ident, $f32:ident, $f64:ident, $s32:ident, $s64:ident, $(#[$doc:meta])*) => {
         $(#[$doc])*
         #[inline]
         pub fn $f32(x: f32) -> f32 {
-            $full::<f32>(x)
+            $scalar::<f32>(x)
         }
 
         $(#[$doc])*
         #[inline]
         pub fn $f64(x: f64) -> f64 {
-            $full::<f64>(x)
+            $scalar::<f64>(x)
         }
 
         super::slice_form! {

@@ -50,11 +50,24 @@ fn shift<F: Real>(m: F) -> F {
     if m.finite() { m } else { F::ZERO }
 }
 
+/// The state of one term x: m = x and s = e (x - c).
+#[inline(always)]
+fn state<F: Real>(x: F) -> State<F> {
+    // e (x - x) = e 0 = 1 exactly where x is finite.
+    State { m: x, s: if x.finite() { F::ONE } else { cut_exp(x) } }
+}
+
 /// A state a then a state b: m = Maximum (ma, mb) and
 /// s = sa e (ma - c) + sb e (mb - c).
 #[inline]
 fn combine<F: Real>(a: State<F>, b: State<F>) -> State<F> {
     let m = F::max2(a.m, b.m);
+    if m.finite() {
+        // m is one of the two maxima, whose factor e (m - m) = e 0 is
+        // exactly 1: the other's exp alone, the same bits.
+        let (top, other) = if a.m == m { (a, b) } else { (b, a) };
+        return State { m, s: top.s + other.s * cut_exp(other.m - m) };
+    }
     let c = shift(m);
     State { m, s: a.s * cut_exp(a.m - c) + b.s * cut_exp(b.m - c) }
 }
@@ -71,7 +84,7 @@ pub fn logsumexp_scan<F: Real, S: Terms<F> + ?Sized>(terms: &S, out: &mut [F]) {
     for (b, o) in out.chunks_mut(BLOCK).enumerate() {
         terms.with(b * BLOCK, n.min((b + 1) * BLOCK), |t| {
             for (r, &x) in o.iter_mut().zip(t) {
-                let st = net.push(State { m: x, s: cut_exp(x - shift(x)) }, combine);
+                let st = net.push(state(x), combine);
                 *r = if st.m.finite() { st.m + st.s.ln() } else { st.m };
             }
         });

@@ -21,6 +21,8 @@ pub trait Real:
 {
     /// +0.
     const ZERO: Self;
+    /// 1.
+    const ONE: Self;
     /// +∞.
     const INFINITY: Self;
     /// The cut: the least integer whose exp is normal, -87 or -708; an exp
@@ -58,6 +60,7 @@ macro_rules! real {
     ($($f:ty, $cut:expr, $u:expr, $exp:path, $ln:path, $exps:path);*) => {$(
         impl Real for $f {
             const ZERO: $f = 0.0;
+            const ONE: $f = 1.0;
             const INFINITY: $f = <$f>::INFINITY;
             const CUT: $f = $cut;
             const U: $f = $u;

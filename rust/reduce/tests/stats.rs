@@ -5,6 +5,7 @@
 use super::data::Rng;
 use super::dd::Dd;
 use crate::reduce::network::Network;
+use crate::reduce::real::cut_exp;
 use crate::reduce::{logsumexp, logsumexp_scan, moments, moments_scan, network_depth, result_depth, Fill, Real};
 
 /// The carriers as f64, exactly.
@@ -248,6 +249,56 @@ fn scans_of_specials() {
     logsumexp_scan(&[0.0f64; 0][..], &mut []);
     moments_scan(&[0.0f64; 0][..], &mut [], &mut []);
     check_lse_scan(&[-inf, -inf, 0.5, -inf, 700.0, -700.0], "with -inf");
+}
+
+/// The scan's result i by the network of the combine in full, both exps
+/// computed as the spec writes it.
+fn lse_scan_in_full<F: Real>(x: &[F]) -> Vec<F> {
+    let shift = |m: F| if m.finite() { m } else { F::ZERO };
+    let combine = |a: (F, F), b: (F, F)| {
+        let m = F::max2(a.0, b.0);
+        let c = shift(m);
+        (m, a.1 * cut_exp(a.0 - c) + b.1 * cut_exp(b.0 - c))
+    };
+    let mut net = Network::new();
+    x.iter()
+        .map(|&v| {
+            let (m, s) = net.push((v, cut_exp(v - shift(v))), combine);
+            if m.finite() { m + s.ln() } else { m }
+        })
+        .collect()
+}
+
+#[test]
+fn lse_scan_has_the_bits_of_the_combine_in_full() {
+    // The scan skips each exp of 0 (the maximum's own, exactly 1): ties,
+    // zeros of either sign, terms below the cut, infinities and NaNs.
+    fn check<F: Wide>(x: &[F], what: &str) {
+        let mut out = vec![F::ZERO; x.len()];
+        logsumexp_scan(x, &mut out);
+        for (i, (g, w)) in out.iter().zip(lse_scan_in_full(x)).enumerate() {
+            let (g, w) = (g.wide(), w.wide());
+            assert!(g.to_bits() == w.to_bits() || g.is_nan() && w.is_nan(), "{what} i={i}: {g} vs {w}");
+        }
+    }
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    let picks = [0.0, -0.0, 1.0, -1.0, 2.0, 3.5, -200.0, -800.0, -inf];
+    let mut r = Rng(41);
+    for n in [1, 2, 3, 64, 1000, 5000] {
+        let base: Vec<f64> = (0..n)
+            .map(|_| if r.next() % 3 == 0 { picks[(r.next() % 9) as usize] } else { r.mixed(6) })
+            .collect();
+        let mut sets = vec![("ties and cuts", base.clone())];
+        for (what, at, v) in [("an inf", n / 2, inf), ("a NaN", 2 * n / 3, nan)] {
+            let mut x = base.clone();
+            x[at] = v;
+            sets.push((what, x));
+        }
+        for (what, x) in sets {
+            check(&x, what);
+            check(&x.iter().map(|&v| f32::of(v)).collect::<Vec<f32>>(), what);
+        }
+    }
 }
 
 /// The odd/even recursion: pair neighbours, scan the pairs, then each odd
