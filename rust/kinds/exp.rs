@@ -210,42 +210,42 @@ pub(crate) fn exp_fast<T: ExpConsts>(x: T) -> T {
 // tail d, 2^(j/N) = h (1 + d), |d| < 2^-53. The reduction yields u = r - c,
 // where c = EXP64_SHIFT * EXP64_STEP_LO comes for free (the low part of
 // n ln2/N subtracted as the shifted n's), and the code decodes (a shift,
-// an OR) to v = (exp(c) - 1) + d, to 2^-61 (EXP64_TAIL_BITS: exp(c) - 1
+// an OR) to v = (exp(c) - 1) + d, to 2^-60 (EXP64_TAIL_BITS: exp(c) - 1
 // less its 12 low bits, which the code fills); then exp(r) (1 + d) - 1 is
-// about u q(u) + v, q of degree 5, and the result 2^k h (1 + tmp), rounded
+// about u q(u) + v, q of degree 6, and the result 2^k h (1 + tmp), rounded
 // once. One 64-bit entry per lookup, the index masked to the table's
-// length. The table's 32 entries fit in four AVX-512 registers, where
-// [`exp_f64_slice`] looks them up by permutes: a gather from a larger
+// length. The table's 16 entries fit in two AVX-512 registers, where
+// [`exp_f64_slice`] looks them up by one permute (32 entries and q of
+// degree 5 took two permutes and a blend, two steps more a vector: 0.53
+// against 0.49 ns an element in the L1 cache, `kinds::bench` on an Intel
+// Xeon of family 6, model 207): a gather from a larger
 // table (256 entries, q of degree 3) ran a tenth faster in the caches, but
 // its eight loads a vector held back the loads of a loop streaming its
 // operands from memory (exp over 10M float64 ran 7% slower). The constants
 // and the table are printed by `testdata/gen_exp64.py` (its errors in the
 // line below, relative to 1 + tmp).
-// gen_exp64.py 5 6: polynomial error 2^-59.5, tails to 2^-61.2, exp(c) - 1 to 2^-61.4
-const EXP64_BITS: u32 = 5;
-const EXP64_INV: f64 = 46.16624130844683;
-const EXP64_STEP_HI: f64 = 0.02166084939249829;
-const EXP64_STEP_LO: f64 = 7.247021293269686e-19;
-const EXP64_SHIFT: f64 = 8061623373037536.0;
-const EXP64_TAIL_BITS: u64 = 0x3f7800000000c000;
+// gen_exp64.py 4 7: polynomial error 2^-58.7, tails to 2^-60.3, exp(c) - 1 to 2^-60.4
+const EXP64_BITS: u32 = 4;
+const EXP64_INV: f64 = 23.083120654223414;
+const EXP64_STEP_HI: f64 = 0.04332169878499658;
+const EXP64_STEP_LO: f64 = 1.4494042586539372e-18;
+const EXP64_SHIFT: f64 = 8038210975580144.0;
+const EXP64_TAIL_BITS: u64 = 0x3f87ffffffffe000;
 const EXP64_Q: &[f64] = &[
-    1.0058593750000442,
-    0.5029296875000238,
-    0.16764322916890537,
-    0.04191080733291621,
-    0.008382095394833212,
-    0.0013900533720208736,
+    1.0117187499999893,
+    0.5058593749999943,
+    0.16861979166670793,
+    0.04215494792392239,
+    0.008430989421082613,
+    0.00140511485984168,
+    0.00019870433758307511,
 ];
 #[rustfmt::skip]
-static EXP64_TABLE: [u64; 32] = [
-    0x7530000000000000, 0x78d059b0d3158574, 0x7b10b5586cf9890f, 0x6fe11301d0125b51,
-    0x733172b83c7d517b, 0x7bf1d4873168b9aa, 0x7ad2387a6e756238, 0x77929e9df51fdee1,
-    0x77a306fe0a31b715, 0x70a371a7373aa9cb, 0x77e3dea64c123422, 0x75544e086061892d,
-    0x76a4bfdad5362a27, 0x73a5342b569d4f82, 0x7955ab07dd485429, 0x71b6247eb03a5585,
-    0x7046a09e667f3bcd, 0x73b71f75e8ec5f74, 0x7387a11473eb0187, 0x70582589994cce13,
-    0x78e8ace5422aa0db, 0x74c93737b0cdc5e5, 0x7659c49182a3f090, 0x70ca5503b23e255d,
-    0x78bae89f995ad3ad, 0x747b7f76f2fb5e47, 0x766c199bdd85529c, 0x75fcb720dcef9069,
-    0x768d5818dcfba487, 0x72ddfc97337b9b5f, 0x713ea4afa2a490da, 0x788f50765b6e4540,
+static EXP64_TABLE: [u64; 16] = [
+    0x7dd0000000000000, 0x80c0b5586cf9890f, 0x7cd172b83c7d517b, 0x80a2387a6e756238,
+    0x7f0306fe0a31b715, 0x7f33dea64c123422, 0x7e84bfdad5362a27, 0x7fe5ab07dd485429,
+    0x7b66a09e667f3bcd, 0x7cf7a11473eb0187, 0x7fb8ace5422aa0db, 0x7e69c49182a3f090,
+    0x7f9ae89f995ad3ad, 0x7e7c199bdd85529c, 0x7e7d5818dcfba487, 0x7bdea4afa2a490da,
 ];
 
 /// The fraction bits of an f64.
@@ -261,10 +261,10 @@ fn exp64_reduce(x: f64) -> (f64, u64, f64, u64) {
     let kd = x.fma(EXP64_INV, EXP64_SHIFT);
     let ki = kd.to_bits();
     let kn = kd - EXP64_SHIFT;
-    // x - n STEP_HI is exact: below 2^-6, it is a multiple of 2^-59, the
-    // least quantum of x (where n is not 0, |x| > 2^-7) and of n STEP_HI.
+    // x - n STEP_HI is exact: below 2^-5, it is a multiple of 2^-58, the
+    // least quantum of x (where n is not 0, |x| > 2^-6) and of n STEP_HI.
     // Less kd STEP_LO (n STEP_LO + c), rounded once: u = r - c,
-    // |u| < 2^-6, to 2^-60.
+    // |u| < 2^-5, to 2^-59.
     let u = (-kd).fma(EXP64_STEP_LO, (-kn).fma(EXP64_STEP_HI, x));
     // The mask keeps the index within the table (a NaN's bits included).
     let e = EXP64_TABLE[(ki & ((1 << EXP64_BITS) - 1)) as usize];
@@ -299,7 +299,7 @@ fn exp64(x: f64) -> f64 {
     let k = f64::from_bits((ki >> EXP64_BITS).wrapping_add(k_bias)) - f64::SHIFTER;
     let min_exp = <f64 as Real>::MIN_EXP;
     // The result is subnormal where k < MIN_EXP, or k = MIN_EXP, j = 0 and
-    // r < 0 (then tmp has r's sign, but where |r| < 2^-60, whose result
+    // r < 0 (then tmp has r's sign, but where |r| < 2^-58, whose result
     // either way rounds to 2^MIN_EXP).
     let n_min = min_exp * (1u64 << EXP64_BITS) as f64;
     let sub_k = kn < n_min || (kn == n_min && tmp < 0.0);
@@ -504,8 +504,8 @@ pub fn exp_f64_slice(x: &[f64], out: &mut [f64]) {
 unsafe fn exp64_slice_avx512(x: &[f64], out: &mut [f64]) {
     use core::arch::x86_64::*;
     assert_eq!(x.len(), out.len(), "a kind's slice form takes slices of one length");
-    // SAFETY: the table holds 32 u64, four registers' worth, read unaligned.
-    let table: [__m512i; 4] =
+    // SAFETY: the table holds 16 u64, two registers' worth, read unaligned.
+    let table: [__m512i; 2] =
         core::array::from_fn(|k| unsafe { _mm512_loadu_si512(EXP64_TABLE.as_ptr().add(8 * k).cast()) });
     let fast = _mm512_set1_pd(f64::EXP_FAST);
     // Up to eight arguments, the mask of their lanes and that of those
@@ -523,11 +523,23 @@ unsafe fn exp64_slice_avx512(x: &[f64], out: &mut [f64]) {
         super::prefetch(x, (b + super::AHEAD) * block);
         let mut rare = dense;
         if !dense {
-            for (xs, os) in xb.chunks(8).zip(ob.chunks_mut(8)) {
-                let (v, m, others) = lanes(xs);
-                rare |= others != 0;
+            // Whole vectors by plain loads and stores, then the last few
+            // masked.
+            let whole = xb.len() / 8 * 8;
+            let mut ordinary = u8::MAX;
+            for (xs, os) in xb[..whole].chunks_exact(8).zip(ob[..whole].chunks_exact_mut(8)) {
+                // SAFETY: eight elements of each slice.
+                let v = unsafe { _mm512_loadu_pd(xs.as_ptr()) };
+                ordinary &= _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(v), fast);
                 // SAFETY: as the load.
-                unsafe { _mm512_mask_storeu_pd(os.as_mut_ptr(), m, exp64_fast_x8(v, &table)) };
+                unsafe { _mm512_storeu_pd(os.as_mut_ptr(), exp64_fast_x8(v, &table)) };
+            }
+            rare |= ordinary != u8::MAX;
+            if whole < xb.len() {
+                let (v, m, others) = lanes(&xb[whole..]);
+                rare |= others != 0;
+                // SAFETY: as the load in `lanes`.
+                unsafe { _mm512_mask_storeu_pd(ob[whole..].as_mut_ptr(), m, exp64_fast_x8(v, &table)) };
             }
         }
         if rare {
@@ -540,16 +552,16 @@ unsafe fn exp64_slice_avx512(x: &[f64], out: &mut [f64]) {
 
 /// [`exp64_fast`] of eight lanes, operation for operation, so with its
 /// bits for each ordinary argument; the table entry of each lane by
-/// permutes of `table` (the 32 entries of `EXP64_TABLE`).
+/// a permute of `table` (the 16 entries of `EXP64_TABLE`).
 ///
 /// # Safety
 /// The CPU must have AVX-512 F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn exp64_fast_x8(x: core::arch::x86_64::__m512d, table: &[core::arch::x86_64::__m512i; 4]) -> core::arch::x86_64::__m512d {
+unsafe fn exp64_fast_x8(x: core::arch::x86_64::__m512d, table: &[core::arch::x86_64::__m512i; 2]) -> core::arch::x86_64::__m512d {
     use core::arch::x86_64::*;
-    const _: () = assert!(EXP64_BITS == 5, "exp64_fast_x8 looks up 32 entries");
+    const _: () = assert!(EXP64_BITS == 4, "exp64_fast_x8 looks up 16 entries");
     let pd = _mm512_set1_pd;
     let kd = _mm512_fmadd_pd(x, pd(EXP64_INV), pd(EXP64_SHIFT));
     let ki = _mm512_castpd_si512(kd);
@@ -557,10 +569,8 @@ unsafe fn exp64_fast_x8(x: core::arch::x86_64::__m512d, table: &[core::arch::x86
     // fma(-kn, HI, x) and fma(-kd, LO, that): negation is exact, so each
     // is one rounding of the same value.
     let u = _mm512_fnmadd_pd(kd, pd(EXP64_STEP_LO), _mm512_fnmadd_pd(kn, pd(EXP64_STEP_HI), x));
-    // Entries 0-15 and 16-31 by the index's low four bits, then its fifth.
-    let low = _mm512_permutex2var_epi64(table[0], ki, table[1]);
-    let high = _mm512_permutex2var_epi64(table[2], ki, table[3]);
-    let e = _mm512_mask_blend_epi64(_mm512_test_epi64_mask(ki, _mm512_set1_epi64(16)), low, high);
+    // The entry by the index's low four bits.
+    let e = _mm512_permutex2var_epi64(table[0], ki, table[1]);
     let v = _mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64::<52>(e), _mm512_set1_epi64(EXP64_TAIL_BITS as i64)));
     // poly(u, EXP64_Q): Horner from the last coefficient.
     let (last, rest) = EXP64_Q.split_last().expect("a polynomial has a coefficient");
@@ -576,9 +586,9 @@ super::split_kind! {
     exp_ordinary, exp_kind_fast, exp_kind / exp_kind_scalar, exp_f32, exp_f64, exp_f32_slice, exp_f64_slice_portable,
     /// The exponential `e^x`.
     ///
-    /// Measured max error: 0.82 ulp (f32), 0.54 ulp (f64: 0.517 on the
-    /// reference table, 0.533 over 400k arguments against mpmath, subnormal
-    /// results 0.50).
+    /// Measured max error: 0.82 ulp (f32), 0.57 ulp (f64: 0.543 on the
+    /// reference table, 0.568 over 400k arguments against mpmath, subnormal
+    /// results 0.52).
     /// Specials: NaN -> NaN, -inf -> +0, +inf -> +inf, ±0 -> 1; overflow to
     /// +inf, underflow gradual through the subnormals to +0.
 }

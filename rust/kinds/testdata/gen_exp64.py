@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The table and constants of the f64 exp kind (rust/kinds/exp.rs, `exp64`).
 
-Run: python3 rust/kinds/testdata/gen_exp64.py [BITS DEGREE]   (default 5 6, as exp.rs holds)
+Run: python3 rust/kinds/testdata/gen_exp64.py [BITS DEGREE]   (default 4 7, as exp.rs holds)
 Needs mpmath. Prints the Rust constants: N = 2^BITS, the reduction constants,
 the shifter, the polynomial and the table; and the errors of each.
 
@@ -19,8 +19,8 @@ import sys, struct
 from mpmath import mp, mpf, chebyfit, exp, log
 
 mp.prec = 256
-BITS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-DEG = int(sys.argv[2]) if len(sys.argv) > 2 else 6
+BITS = int(sys.argv[1]) if len(sys.argv) > 1 else 4
+DEG = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 N = 1 << BITS
 ln2 = log(2)
 
@@ -34,11 +34,11 @@ HI = float(ln2 / N)
 LO = float(ln2 / N - mpf(HI))
 assert LO > 0
 # The shifter SHIFT = 2^52 + 1023 N + m 2^(12 + BITS), in [2^52, 2^53), the
-# constant c = SHIFT LO about 2^E ({5: 2^-8, 6: 2^-9, 7: 2^-10, 8: 2^-11}), so that
+# constant c = SHIFT LO about 2^E ({4: 2^-7, 5: 2^-8, 6: 2^-9, 7: 2^-10, 8: 2^-11}), so that
 # exp(c) - 1 lies in [2^E, 2^(E+1)) and the tail's quantum is 2^(E-52); m
 # the nearest to that whose exp(c) - 1 has its 12 low bits (B) in
 # [600, 3490], so that B plus each code's tail fits in them.
-E = {5: -8, 6: -9, 7: -10, 8: -11}[BITS]
+E = {4: -7, 5: -8, 6: -9, 7: -10, 8: -11}[BITS]
 target = log(1 + mpf(2)**E * mpf('1.5'))
 step = 2**(12 + BITS)
 m0 = int(mp.nint((target / LO - 2**52 - 1023 * N) / step))
