@@ -251,6 +251,18 @@ static EXP64_TABLE: [u64; 16] = [
 /// The fraction bits of an f64.
 const MANT: u64 = (1 << 52) - 1;
 
+/// Each table entry's `v` of [`exp64_reduce`], decoded, for
+/// [`exp64_fast_x8`] to look up by a permute where decoding takes two steps.
+static EXP64_V: [f64; 1 << EXP64_BITS] = {
+    let mut v = [0.0; 1 << EXP64_BITS];
+    let mut j = 0;
+    while j < v.len() {
+        v[j] = f64::from_bits((EXP64_TABLE[j] >> 52) | EXP64_TAIL_BITS);
+        j += 1;
+    }
+    v
+};
+
 /// `(tmp, ki, kn, e)` for an `x` with `|x| <= 746` or a NaN: `kn = n`, `ki`
 /// the bits of `x N/ln2 + EXP64_SHIFT` (the low ones `n + 1023 N`, where
 /// `k + 1023` lies above `j`), `e` the table entry of `j = n mod N`, and
@@ -504,9 +516,12 @@ pub fn exp_f64_slice(x: &[f64], out: &mut [f64]) {
 unsafe fn exp64_slice_avx512(x: &[f64], out: &mut [f64]) {
     use core::arch::x86_64::*;
     assert_eq!(x.len(), out.len(), "a kind's slice form takes slices of one length");
-    // SAFETY: the table holds 16 u64, two registers' worth, read unaligned.
-    let table: [__m512i; 2] =
-        core::array::from_fn(|k| unsafe { _mm512_loadu_si512(EXP64_TABLE.as_ptr().add(8 * k).cast()) });
+    // SAFETY: the table and its tails hold 16 values of 8 bytes each, two
+    // registers' worth, read unaligned.
+    let table: [__m512i; 4] = core::array::from_fn(|k| unsafe {
+        let from: *const u64 = if k < 2 { EXP64_TABLE.as_ptr() } else { EXP64_V.as_ptr().cast() };
+        _mm512_loadu_si512(from.add(8 * (k % 2)).cast())
+    });
     let fast = _mm512_set1_pd(f64::EXP_FAST);
     // Up to eight arguments, the mask of their lanes and that of those
     // not ordinary.
@@ -530,7 +545,8 @@ unsafe fn exp64_slice_avx512(x: &[f64], out: &mut [f64]) {
             for (xs, os) in xb[..whole].chunks_exact(8).zip(ob[..whole].chunks_exact_mut(8)) {
                 // SAFETY: eight elements of each slice.
                 let v = unsafe { _mm512_loadu_pd(xs.as_ptr()) };
-                ordinary &= _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(v), fast);
+                // Masked by the lanes ordinary so far: one step, no move.
+                ordinary = _mm512_mask_cmp_pd_mask::<_CMP_LT_OQ>(ordinary, _mm512_abs_pd(v), fast);
                 // SAFETY: as the load.
                 unsafe { _mm512_storeu_pd(os.as_mut_ptr(), exp64_fast_x8(v, &table)) };
             }
@@ -552,14 +568,15 @@ unsafe fn exp64_slice_avx512(x: &[f64], out: &mut [f64]) {
 
 /// [`exp64_fast`] of eight lanes, operation for operation, so with its
 /// bits for each ordinary argument; the table entry of each lane by
-/// a permute of `table` (the 16 entries of `EXP64_TABLE`).
+/// a permute of `table` (the 16 entries of `EXP64_TABLE`, then their
+/// tails, `EXP64_V`).
 ///
 /// # Safety
 /// The CPU must have AVX-512 F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn exp64_fast_x8(x: core::arch::x86_64::__m512d, table: &[core::arch::x86_64::__m512i; 2]) -> core::arch::x86_64::__m512d {
+unsafe fn exp64_fast_x8(x: core::arch::x86_64::__m512d, table: &[core::arch::x86_64::__m512i; 4]) -> core::arch::x86_64::__m512d {
     use core::arch::x86_64::*;
     const _: () = assert!(EXP64_BITS == 4, "exp64_fast_x8 looks up 16 entries");
     let pd = _mm512_set1_pd;
@@ -569,9 +586,9 @@ unsafe fn exp64_fast_x8(x: core::arch::x86_64::__m512d, table: &[core::arch::x86
     // fma(-kn, HI, x) and fma(-kd, LO, that): negation is exact, so each
     // is one rounding of the same value.
     let u = _mm512_fnmadd_pd(kd, pd(EXP64_STEP_LO), _mm512_fnmadd_pd(kn, pd(EXP64_STEP_HI), x));
-    // The entry by the index's low four bits.
+    // The entry and its tail by the index's low four bits.
     let e = _mm512_permutex2var_epi64(table[0], ki, table[1]);
-    let v = _mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64::<52>(e), _mm512_set1_epi64(EXP64_TAIL_BITS as i64)));
+    let v = _mm512_castsi512_pd(_mm512_permutex2var_epi64(table[2], ki, table[3]));
     // poly(u, EXP64_Q): Horner from the last coefficient.
     let (last, rest) = EXP64_Q.split_last().expect("a polynomial has a coefficient");
     let q = rest.iter().rev().fold(pd(*last), |acc, &c| _mm512_fmadd_pd(acc, u, pd(c)));
