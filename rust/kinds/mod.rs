@@ -181,7 +181,8 @@ trait Split {
 ///
 /// The scalar form stays `full`, branch-free, which a caller's own loop
 /// vectorises at the cost it always had (a branch to `fast` would have it
-/// compute both).
+/// compute both); exp's alone branches (`exp_kind_scalar`), whose `full`
+/// computes `fast` and more for every argument.
 ///
 /// Panics where the lengths differ.
 #[inline(always)]
