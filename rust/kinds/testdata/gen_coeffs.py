@@ -48,13 +48,14 @@ FUNCS = {
 }
 
 # the f32 exp kind's shorter P (rust/kinds/exp.rs, EXP32_P): exp's function,
-# to the looser target of EXP32_TARGET
+# to its own target (TARGETS)
 FUNCS['exp32'] = FUNCS['exp']
 
+# Each function's target relative error, by the bits of its precisions.
 TARGET = {24: mpf(2)**-29, 53: mpf(2)**-59}
-# exp32 is fitted for f32 alone, to this error: r^2 P(r) is within 0.065 of
-# 1, so P's error weighs a sixteenth as much in the result.
-EXP32_TARGET = mpf(2)**-24
+# exp32 is fitted for f32 alone, to 2^-24: r^2 P(r) is within 0.065 of 1,
+# so P's error weighs a sixteenth as much in the result.
+TARGETS = {'exp32': {24: mpf(2)**-24}}
 
 
 def fit(name, bits):
@@ -65,7 +66,7 @@ def fit(name, bits):
     for n in range(1, 40):
         poly, err = chebyfit(g, [a, b], n + 1, error=True)
         scale = min(abs(g(a)), abs(g(b)), abs(g((a + b) / 2)))
-        if err / scale < (EXP32_TARGET if name == 'exp32' else TARGET[bits]):
+        if err / scale < TARGETS.get(name, TARGET)[bits]:
             break
     coeffs = [rnd(c, bits) for c in reversed(poly)]  # increasing degree
     worst = mpf(0)
@@ -80,7 +81,7 @@ def fit(name, bits):
 def main():
     names = sys.argv[1:] or list(FUNCS)
     for name in names:
-        for bits in ((24,) if name == 'exp32' else (24, 53)):
+        for bits in TARGETS.get(name, TARGET):
             n, coeffs, worst = fit(name, bits)
             ty = 'f64' if bits == 53 else 'f32'
             print('// %s %s: degree %d, relative error %.3g (2^%.1f)' % (name, ty, n, float(worst), float(log(worst, 2))))
