@@ -44,13 +44,8 @@ struct State<F> {
     s: F,
 }
 
-/// c of a maximum: itself where finite, else 0.
-#[inline(always)]
-fn shift<F: Real>(m: F) -> F {
-    if m.finite() { m } else { F::ZERO }
-}
-
-/// The state of one term x: m = x and s = e (x - c).
+/// The state of one term x: m = x and s = e (x - c), c = x where finite,
+/// else 0.
 #[inline(always)]
 fn state<F: Real>(x: F) -> State<F> {
     // e (x - x) = e 0 = 1 exactly where x is finite.
@@ -58,7 +53,7 @@ fn state<F: Real>(x: F) -> State<F> {
 }
 
 /// A state a then a state b: m = Maximum (ma, mb) and
-/// s = sa e (ma - c) + sb e (mb - c).
+/// s = sa e (ma - c) + sb e (mb - c), c = m where finite, else 0.
 #[inline]
 fn combine<F: Real>(a: State<F>, b: State<F>) -> State<F> {
     let m = F::max2(a.m, b.m);
@@ -68,8 +63,8 @@ fn combine<F: Real>(a: State<F>, b: State<F>) -> State<F> {
         let (top, other) = if a.m == m { (a, b) } else { (b, a) };
         return State { m, s: top.s + other.s * cut_exp(other.m - m) };
     }
-    let c = shift(m);
-    State { m, s: a.s * cut_exp(a.m - c) + b.s * cut_exp(b.m - c) }
+    // c = 0, and x - 0 is x, bit for bit.
+    State { m, s: a.s * cut_exp(a.m) + b.s * cut_exp(b.m) }
 }
 
 /// The Logsumexp scan of `terms` into `out`, by the odd/even network:
