@@ -208,5 +208,9 @@ mod tests {
         assert_eq!(Dtype::Complex64.part(), Dtype::Float32);
         assert!(Dtype::Bfloat16.is_narrow_float() && !Dtype::Float32.is_narrow_float());
         assert!(Dtype::Uint64.is_integer() && !Dtype::Bit.is_integer());
+        // `Memory::extent` divides by a width as a shift.
+        for d in Dtype::ALL {
+            assert!(d.bits().is_power_of_two(), "{} is {} bits wide", d.name(), d.bits());
+        }
     }
 }
