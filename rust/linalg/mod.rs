@@ -225,6 +225,55 @@ struct Scratch<T> {
     idx2: Vec<i64>,
 }
 
+impl<T> Scratch<T> {
+    /// An empty scratch.
+    fn new() -> Scratch<T> {
+        Scratch { w: Vec::new(), x: Vec::new(), t: Vec::new(), taus: Vec::new(), idx: Vec::new(), idx2: Vec::new() }
+    }
+
+    /// Bytes it holds.
+    fn bytes(&self) -> usize {
+        let values = self.w.capacity() + self.x.capacity() + self.t.capacity() + self.taus.capacity();
+        values * std::mem::size_of::<T>() + (self.idx.capacity() + self.idx2.capacity()) * 8
+    }
+}
+
+/// Bytes of scratch a thread keeps from one call of a single matrix to the
+/// next ([`with_kept`]).
+const KEPT_BYTES: usize = 64 << 20;
+
+thread_local! {
+    /// The calling thread's scratch for a call of a single matrix.
+    static KEPT: std::cell::RefCell<Option<Box<dyn std::any::Any>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` on this thread's scratch of `T`, kept from one call to the
+/// next (up to [`KEPT_BYTES`]), so that a call of one matrix neither
+/// allocates its scratch again nor faults its pages in: a fresh one cost a
+/// complex128 qr of 512 x 512 some 2500 page faults a call, one for each
+/// 4 KiB. Its values are what the last call left; [`Plan::matrix`] reads
+/// or clears every one it uses.
+fn with_kept<T: Scalar, R>(f: impl FnOnce(&mut Scratch<T>) -> R) -> R {
+    let kept = KEPT.with(|k| k.borrow_mut().take()).and_then(|b| b.downcast::<Scratch<T>>().ok());
+    let mut s = kept.map_or_else(Scratch::new, |b| *b);
+    let r = f(&mut s);
+    if s.bytes() <= KEPT_BYTES {
+        KEPT.with(|k| *k.borrow_mut() = Some(Box::new(s)));
+    }
+    r
+}
+
+/// Sets rows `rows..ld` of the `cols` columns of `v` (`ld` values a
+/// column) to +0, as a fresh scratch holds them: the padding below a
+/// matrix read into a kept scratch.
+fn clear_padding<T: Scalar>(v: &mut [T], rows: usize, ld: usize, cols: usize) {
+    if ld > rows {
+        for col in v[..ld * cols].chunks_exact_mut(ld) {
+            col[rows..].fill(T::zero());
+        }
+    }
+}
+
 /// Makes `v` `len` long, of zeros where it grows. A first scratch comes
 /// from zeroed pages, without a pass to clear it, so that the read into it
 /// touches its pages first, on the threads it takes.
@@ -257,9 +306,8 @@ impl Plan {
         let dsts: Vec<Mats> = self.dsts.iter().zip(&tails).map(|(d, &t)| Mats::new(d, t)).collect();
         let count = a.count();
         let one = |s: &mut Scratch<T>, i: usize, par: bool| self.matrix(s, &a, b.as_ref(), &dsts, i, par);
-        let new_scratch = || Scratch { w: Vec::new(), x: Vec::new(), t: Vec::new(), taus: Vec::new(), idx: Vec::new(), idx2: Vec::new() };
         if count == 1 {
-            one(&mut new_scratch(), 0, true);
+            with_kept(|s| one(s, 0, true));
         } else if count > 1 && lanes::takes(self.routine, a.rows, a.cols) {
             // Groups of small matrices, a few parts of groups per thread.
             let groups = count.div_ceil(lanes::L);
@@ -274,7 +322,7 @@ impl Plan {
             // Parts of consecutive matrices, a few per thread.
             let parts = count.min(pool::threads() * 4);
             pool::run_parts(parts, |p| {
-                let mut s = new_scratch();
+                let mut s = Scratch::new();
                 for i in count * p / parts..count * (p + 1) / parts {
                     one(&mut s, i, false);
                 }
@@ -290,6 +338,7 @@ impl Plan {
         let ld = batch::leading::<T>(m);
         sized(&mut s.w, ld * n);
         a.read(i, &mut s.w, ld, par);
+        clear_padding(&mut s.w, m, ld, n);
         match self.routine {
             Routine::Cholesky(t) => {
                 if !cholesky::factor(&mut s.w, n, ld, par) {
@@ -333,6 +382,7 @@ impl Plan {
                 // x: b's n rows a column, padded as a's.
                 sized(&mut s.x, ld * k);
                 b.read(i, &mut s.x, ld, par);
+                clear_padding(&mut s.x, n, ld, k);
                 if !lower {
                     s.x.chunks_mut(ld.max(1)).for_each(|c| c[..n].reverse());
                 }

@@ -1116,3 +1116,43 @@ fn a_banded_product_has_the_whole_products_bits() {
     go::<C32>(33, 33, 7);
     go::<C64>(64, 20, 30);
 }
+
+// ---------------------------------------------------------------- kept scratch
+
+/// A call of one matrix takes nothing from what an earlier call on its
+/// thread left in the scratch it keeps (`with_kept`): after calls of every
+/// routine on NaNs, of sizes whose columns are padded otherwise, each
+/// routine gives the bits it gives on a fresh thread.
+#[test]
+fn one_matrix_takes_nothing_from_the_kept_scratch() {
+    fn calls<T: Scalar>(n: usize, nan: bool) -> Vec<Vec<T>> {
+        let mut rng = Rng(n as u64);
+        let (a, b) = if nan {
+            (vec![T::nan(); n * n], vec![T::nan(); n * 3])
+        } else {
+            (definite::<T>(&mut rng, Kind::Random, n), general::<T>(&mut rng, Kind::Random, n, 3))
+        };
+        let st = Routine::SolveTriangular { triangle: Triangle::Upper, adjoint: false, unit_diagonal: false };
+        let lu = lu_batch(&a, 1, n, n, Style::C);
+        let (q, r) = qr_batch(&a, 1, n, n, n, Style::C);
+        vec![cholesky_one(&a, n, Triangle::Lower, Style::C), solve_one(st, &a, &b, n, 3, Style::C), lu.lu, q, r]
+    }
+    fn go<T: Scalar>(n: usize, others: &'static [usize]) {
+        let fresh = std::thread::spawn(move || calls::<T>(n, false)).join().unwrap();
+        let after = std::thread::spawn(move || {
+            for &o in others {
+                calls::<T>(o, true);
+            }
+            calls::<T>(n, false)
+        })
+        .join()
+        .unwrap();
+        for (i, (f, a)) in fresh.iter().zip(&after).enumerate() {
+            assert!(same_bits(f, a), "{} {n}: result {i}", T::DTYPE.name());
+        }
+    }
+    // Columns of 256 bytes are padded (`batch::leading`): 32 float64s, 16
+    // complex128s.
+    go::<f64>(32, &[64, 40]);
+    go::<C64>(16, &[32, 24]);
+}
